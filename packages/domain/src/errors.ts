@@ -1,0 +1,37 @@
+/** One problem with a plant's input: the field it concerns ("" for the whole input) and what is wrong. */
+export interface PlantIssue {
+  readonly field: string;
+  readonly problem: string;
+}
+
+/** The input is not a valid NewPlant. Nothing was stored. */
+export class InvalidPlantError extends Error {
+  override readonly name = 'InvalidPlantError';
+  readonly issues: readonly PlantIssue[];
+
+  constructor(issues: readonly PlantIssue[]) {
+    super(
+      `invalid plant: ${issues.map(({ field, problem }) => (field ? `${field} ${problem}` : problem)).join('; ')}`,
+    );
+    this.issues = issues;
+  }
+}
+
+/** A plant with this id is stored with other content. Nothing was changed. */
+export class PlantConflictError extends Error {
+  override readonly name = 'PlantConflictError';
+  readonly id: bigint;
+
+  constructor(id: bigint) {
+    super(`a plant with id ${id} already exists with a different name or tag`);
+    this.id = id;
+  }
+}
+
+/**
+ * Storage could not be reached or did not answer in time; the operation may be retried.
+ * Adapters throw it for outages, never for a problem with the input.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+}

@@ -1,0 +1,79 @@
+import * as v from 'valibot';
+import { InvalidPlantError, type PlantIssue } from './errors.ts';
+import { INT64_MAX, INT64_MIN, type NewPlant } from './plant.ts';
+
+const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'bigint':
+    case 'number':
+      return 'a number';
+    case 'string':
+      return 'a string';
+    case 'boolean':
+      return 'a boolean';
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+const mustBe =
+  (what: string) =>
+  (issue: v.BaseIssue<unknown>): string =>
+    issue.input === undefined ? 'is required' : `must be ${what}, not ${describeValue(issue.input)}`;
+
+// A JSON parser that keeps integers exact hands over a bigint; a number reaching this point is
+// fractional or out of range, or comes from a JavaScript caller, where only safe integers are exact.
+export const PlantIdSchema = v.pipe(
+  v.union([v.bigint(), v.number()], mustBe('an integer')),
+  v.check(
+    (n) => (typeof n === 'bigint' ? n >= INT64_MIN && n <= INT64_MAX : n >= -(2 ** 63) && n < 2 ** 63),
+    `must be an integer ${INT64_RANGE}`,
+  ),
+  v.check(
+    (n) => typeof n === 'bigint' || Number.isInteger(n),
+    'must be an integer, without a fractional part',
+  ),
+  v.check(
+    (n) => typeof n === 'bigint' || Number.isSafeInteger(n),
+    'must be passed as a bigint: a number beyond 2^53 is not exact',
+  ),
+  v.transform((n) => BigInt(n)),
+);
+
+// PostgreSQL text holds neither NUL nor lone UTF-16 surrogates; refusing them here gives every
+// adapter the same answer instead of a driver error or a silently replaced character.
+const PlantTextSchema = v.pipe(
+  v.string(mustBe('a string')),
+  v.check((s) => !s.includes('\0'), 'must not contain the NUL character (U+0000)'),
+  v.check((s) => s.isWellFormed(), 'must be well-formed Unicode (it contains a lone surrogate)'),
+);
+
+/** The rules of a NewPlant: `id` an int64, `name` a string, `tag` an optional string. Other fields are ignored. */
+export const NewPlantSchema = v.pipe(
+  // valibot's object schema takes arrays too; a NewPlant is a JSON object only.
+  v.custom<Record<string, unknown>>(
+    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+    (issue) => `must be a JSON object, not ${describeValue(issue.input)}`,
+  ),
+  // The object schema reports a missing key with the key in the issue's path.
+  v.object({ id: PlantIdSchema, name: PlantTextSchema, tag: v.optional(PlantTextSchema) }, 'is required'),
+);
+
+function toIssue(issue: v.BaseIssue<unknown>): PlantIssue {
+  const field = v.getDotPath(issue) ?? '';
+  return { field, problem: issue.message };
+}
+
+/** Checks untrusted input against the rules; throws InvalidPlantError naming each bad field. */
+export function parseNewPlant(input: unknown): NewPlant {
+  const result = v.safeParse(NewPlantSchema, input, { abortPipeEarly: true });
+  if (!result.success) throw new InvalidPlantError(result.issues.map(toIssue));
+  const { id, name, tag } = result.output;
+  return tag === undefined ? { id, name } : { id, name, tag };
+}

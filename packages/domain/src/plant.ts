@@ -1,0 +1,27 @@
+/** The smallest and largest int64: the range of a plant id. */
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+/** A plant as a client asks to create it. */
+export interface NewPlant {
+  /** An int64, held as a bigint because a JavaScript number is exact only up to 2^53. */
+  readonly id: bigint;
+  readonly name: string;
+  /** Absent and empty are different: an absent tag stays absent. */
+  readonly tag?: string;
+}
+
+/** A plant as the service answers it: everything but its id. */
+export interface Plant {
+  readonly name: string;
+  readonly tag?: string;
+}
+
+export function toPlant(plant: NewPlant): Plant {
+  return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+}
+
+/** Whether two plants of one id carry the same content, so that one is a retry of the other. */
+export function hasSameContent(a: NewPlant, b: NewPlant): boolean {
+  return a.id === b.id && a.name === b.name && a.tag === b.tag;
+}
