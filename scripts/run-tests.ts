@@ -1,0 +1,64 @@
+// `pnpm test`: every package's tests through turbo, then one closing line that sums them all,
+// `N passed, N failed, N skipped`, because neither turbo nor vitest prints a total across packages.
+// Exits non-zero when any test failed, a package's run failed, or a package wrote no report.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface VitestJsonReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  numFailedTestSuites: number;
+  success: boolean;
+}
+
+const root = join(import.meta.dirname, '..');
+const packagesWithTests = ['packages', 'apps'].flatMap((group) =>
+  readdirSync(join(root, group))
+    .map((name) => join(group, name))
+    .filter((dir) => {
+      const manifest = join(root, dir, 'package.json');
+      return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).scripts?.test;
+    }),
+);
+
+// A report left from an earlier run must not be counted; turbo restores it when it replays a cached run.
+for (const dir of packagesWithTests) rmSync(join(root, dir, 'reports'), { recursive: true, force: true });
+
+const turbo = spawnSync('turbo', ['run', 'test', ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+});
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+const problems: string[] = [];
+for (const dir of packagesWithTests) {
+  const reportPath = join(root, dir, 'reports', 'vitest.json');
+  if (!existsSync(reportPath)) {
+    // Filtered out by the caller (`pnpm test --filter ...`), or crashed before reporting.
+    problems.push(`${dir}: no test report, so its tests did not run`);
+    if (!process.argv.slice(2).some((arg) => arg.startsWith('--filter'))) failed += 1;
+    continue;
+  }
+  const report = JSON.parse(readFileSync(reportPath, 'utf8')) as VitestJsonReport;
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  skipped += report.numPendingTests + report.numTodoTests;
+  const line = `${dir}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`;
+  console.log(line);
+  if (!report.success && report.numFailedTests === 0) {
+    problems.push(`${dir}: ${report.numFailedTestSuites} test file(s) failed to run`);
+    failed += Math.max(1, report.numFailedTestSuites);
+  }
+}
+const filtered = process.argv.slice(2).some((arg) => arg.startsWith('--filter'));
+if (!filtered) for (const problem of problems) console.log(problem);
+const ok = turbo.status === 0 && failed === 0 && (filtered || problems.length === 0);
+if (turbo.status !== 0 && failed === 0) failed = 1; // turbo failed outside any test: count it.
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(ok ? 0 : 1);
