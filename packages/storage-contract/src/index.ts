@@ -1,0 +1,2 @@
+export { describePlantRepositoryContract, type PlantStorageHarness } from './plant-repository-contract.ts';
+export { randomPlantId } from './random-plant-id.ts';

@@ -1,0 +1,4 @@
+import { describePlantRepositoryContract } from '@plant-store/storage-contract';
+import { openMemoryPlantStorage } from './memory-plant-storage.ts';
+
+describePlantRepositoryContract('in-memory', { open: async () => openMemoryPlantStorage(), durable: false });

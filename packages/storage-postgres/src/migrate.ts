@@ -1,0 +1,50 @@
+import { StorageUnavailableError } from '@plant-store/domain';
+import { type Kysely, sql } from 'kysely';
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration';
+import * as createPlants from './migrations/0001_create_plants.ts';
+import type { PlantDatabase } from './plant-database.ts';
+import { isUnavailableError } from './storage-errors.ts';
+
+// Imported, not read from a folder: works from any working directory and inside a bundle.
+// Names sort in the order the migrations must run.
+const migrations: Record<string, Migration> = {
+  '0001_create_plants': createPlants,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** The schema that unqualified names create in: the first existing one on the search_path. */
+async function currentSchema(db: Kysely<PlantDatabase>): Promise<string> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('no schema of the search_path exists: create it, or fix the search_path');
+  return schema;
+}
+
+/**
+ * Brings the schema to the latest migration. Safe to run from several processes at once:
+ * kysely serialises them with an advisory lock. Throws StorageUnavailableError when the
+ * database cannot be reached, and an Error naming the failed migration otherwise.
+ */
+export async function migrateToLatest(db: Kysely<PlantDatabase>): Promise<void> {
+  let outcome: MigrationResultSet;
+  try {
+    // Without an explicit schema, kysely looks for its migration tables in every schema, so a
+    // schema of its own beside others that have them (one schema per test run) would never get them.
+    const migrationTableSchema = await currentSchema(db);
+    outcome = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
+  } catch (error) {
+    outcome = { error };
+  }
+  const { error, results = [] } = outcome;
+  if (error === undefined) return;
+  const reason = error instanceof Error ? error.message : String(error);
+  if (isUnavailableError(error)) {
+    throw new StorageUnavailableError(`cannot migrate: the database is unavailable: ${reason}`, {
+      cause: error,
+    });
+  }
+  const failed = results.find((result) => result.status === 'Error')?.migrationName;
+  const what = failed === undefined ? 'preparing the migrations' : `migration ${failed}`;
+  throw new Error(`database migration failed at ${what}: ${reason}`, { cause: error });
+}

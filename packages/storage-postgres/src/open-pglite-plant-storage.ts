@@ -1,0 +1,62 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { PGlite, types } from '@electric-sql/pglite';
+import type { PlantStorage } from '@plant-store/domain';
+import { Kysely, PGliteDialect } from 'kysely';
+import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
+import type { PlantDatabase } from './plant-database.ts';
+
+export interface PglitePlantStorageOptions {
+  /** Folder of the database files, created if missing. Absent: the database lives in memory only. */
+  readonly dataDir?: string;
+}
+
+// PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
+const parsers = { [types.INT8]: (value: string) => BigInt(value) };
+
+// PGlite does not lock its folder, and two instances writing one folder would corrupt it:
+// refuse that at least within this process. Other processes are the caller's to keep away.
+const openDataDirs = new Set<string>();
+
+function claimDataDir(dataDir: string): string {
+  const key = resolve(dataDir);
+  if (openDataDirs.has(key)) throw new Error(`the PGlite data folder ${key} is already open in this process`);
+  openDataDirs.add(key);
+  return key;
+}
+
+/**
+ * Opens a PlantStorage on embedded PostgreSQL (PGlite) and runs the migrations before it
+ * resolves. One process at a time may open a data folder; close() shuts PostgreSQL down
+ * cleanly so the folder is consistent for the next open.
+ */
+export async function openPglitePlantStorage(options: PglitePlantStorageOptions = {}): Promise<PlantStorage> {
+  const { dataDir } = options;
+  const claimed = dataDir === undefined ? undefined : claimDataDir(dataDir);
+  const release = (): void => {
+    if (claimed !== undefined) openDataDirs.delete(claimed);
+  };
+
+  let pglite: PGlite | undefined;
+  let storage: PlantStorage;
+  try {
+    if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+    pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
+    storage = await openKyselyPlantStorage(
+      new Kysely<PlantDatabase>({ dialect: new PGliteDialect({ pglite }) }),
+    );
+  } catch (error) {
+    // kysely closes PGlite only once it has started; a PGlite that failed to start is closed here.
+    if (pglite && !pglite.closed) await pglite.close().catch(() => {});
+    release();
+    throw error;
+  }
+  return {
+    plants: storage.plants,
+    checkReady: () => storage.checkReady(),
+    close: async () => {
+      await storage.close();
+      release();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { PlantStorage } from '@plant-store/domain';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
+import type { PlantDatabase } from './plant-database.ts';
+
+export interface PostgresPlantStorageOptions {
+  /** `postgres://user:password@host:port/database`; libpq `options` (e.g. `-c search_path=...`) are passed on. */
+  readonly connectionString: string;
+  /** Most connections held open at once. Default 10. */
+  readonly poolSize?: number;
+  /** How long to wait for a connection before the operation fails as unavailable. Default 5000. */
+  readonly connectionTimeoutMillis?: number;
+  /** The server cancels a statement running longer than this (SQLSTATE 57014). Default 10000. */
+  readonly statementTimeoutMillis?: number;
+}
+
+// Per pool, not pg.types.setTypeParser: changing pg's global parsers would change every other
+// pg user in the process. int8 as a bigint keeps ids above 2^53 exact; pg's default is a string.
+const int8AsBigInt: pg.CustomTypesConfig = {
+  getTypeParser: (oid, format) =>
+    oid === pg.types.builtins.INT8 && format !== 'binary'
+      ? (value: string) => BigInt(value)
+      : pg.types.getTypeParser(oid, format),
+};
+
+/**
+ * Opens a PlantStorage on a PostgreSQL server through a pg pool and runs the migrations
+ * before it resolves. Rejects with StorageUnavailableError when the server cannot be reached.
+ */
+export async function openPostgresPlantStorage(options: PostgresPlantStorageOptions): Promise<PlantStorage> {
+  const statementTimeout = options.statementTimeoutMillis ?? 10_000;
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
+    statement_timeout: statementTimeout,
+    // The server's statement_timeout answers first; this catches a server that went silent
+    // (a dead network drops no packets back), which statement_timeout cannot.
+    query_timeout: statementTimeout + 5_000,
+    keepAlive: true,
+    types: int8AsBigInt,
+  });
+  // A client whose connection dies (server restart, admin shutdown, network) emits 'error':
+  // on the pool while idle, on the client itself while checked out, after its query has failed.
+  // Unheard, either crashes the process. pg drops a broken client and opens a new one later.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return openKyselyPlantStorage(new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool }) }));
+}

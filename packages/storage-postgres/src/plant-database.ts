@@ -1,0 +1,15 @@
+import type { Generated } from 'kysely';
+
+/** The plants table as kysely sees it. `id` is int8, read back as an exact bigint. */
+export interface PlantsTable {
+  id: bigint;
+  name: string;
+  /** NULL when the plant has no tag; '' is an empty tag. */
+  tag: string | null;
+  created_at: Generated<Date>;
+}
+
+/** The tables of the plant store, for `Kysely<PlantDatabase>`. */
+export interface PlantDatabase {
+  plants: PlantsTable;
+}

@@ -1,0 +1,291 @@
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
+import { describePlantRepositoryContract, randomPlantId } from '@plant-store/storage-contract';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
+import { createTestSchema, provideTestPostgres } from './testing.ts';
+
+const server = await provideTestPostgres();
+afterAll(async () => {
+  await server?.cleanup();
+});
+
+describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () => {
+  const connectionString = server?.connectionString ?? '';
+
+  describePlantRepositoryContract('PostgreSQL server', {
+    open: () => openPostgresPlantStorage({ connectionString }),
+    durable: true,
+  });
+
+  /** A plain pg client on the test schema, to look at and disturb the database behind the port. */
+  async function withClient<T>(work: (client: pg.Client) => Promise<T>, url = connectionString): Promise<T> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Holds an exclusive lock on `plants` so that every statement on it waits, until release(). */
+  async function lockPlants(): Promise<{ blockedPids(): Promise<number[]>; release(): Promise<void> }> {
+    const locker = new pg.Client({ connectionString });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table plants in access exclusive mode');
+    return {
+      async blockedPids() {
+        const { rows } = await locker.query<{ pid: number }>(
+          'select pid from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
+        );
+        return rows.map((row) => row.pid);
+      },
+      async release() {
+        await locker.query('rollback');
+        await locker.end();
+      },
+    };
+  }
+
+  async function waitForBlocked(lock: { blockedPids(): Promise<number[]> }): Promise<number[]> {
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const pids = await lock.blockedPids();
+      if (pids.length > 0) return pids;
+      await sleep(20);
+    }
+    throw new Error('no statement got blocked by the lock');
+  }
+
+  async function freePort(): Promise<number> {
+    const probe = createServer().listen(0, '127.0.0.1');
+    await once(probe, 'listening');
+    const address = probe.address();
+    probe.close();
+    if (address === null || typeof address === 'string') throw new Error('no TCP port');
+    return address.port;
+  }
+
+  describe('openPostgresPlantStorage', () => {
+    it('when the connection string sets search_path in its options, then the table is created in that schema', async () => {
+      const storage = await openPostgresPlantStorage({ connectionString });
+      await storage.close();
+      const schema = new URL(connectionString).searchParams.get('options')?.match(/search_path=(\w+)/)?.[1];
+      const found = await withClient((client) =>
+        client.query<{ schema: string }>(
+          "select table_schema as schema from information_schema.tables where table_name = 'plants'",
+        ),
+      );
+      if (schema === undefined) {
+        // A container is a database of its own: no schema was set, so the default one holds it.
+        expect(found.rows.map((row) => row.schema)).toContain('public');
+      } else {
+        expect(found.rows.map((row) => row.schema)).toContain(schema);
+      }
+    });
+
+    it('when the same database is opened twice, then the migrations ran once and both storages work', async () => {
+      const first = await openPostgresPlantStorage({ connectionString });
+      const second = await openPostgresPlantStorage({ connectionString });
+      try {
+        const plant = { id: randomPlantId(), name: 'Fern' };
+        await first.plants.insertIfAbsent(plant);
+        await expect(second.plants.findById(plant.id)).resolves.toStrictEqual(plant);
+        const { rows } = await withClient((client) =>
+          client.query<{ name: string }>('select name from kysely_migration'),
+        );
+        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants']);
+      } finally {
+        await Promise.all([first.close(), second.close()]);
+      }
+    });
+
+    it('when several storages open at once on a fresh schema, then all migrate without error', async () => {
+      const fresh = await createTestSchema(connectionString, 'fresh');
+      try {
+        const storages = await Promise.all(
+          Array.from({ length: 4 }, () =>
+            openPostgresPlantStorage({ connectionString: fresh.connectionString }),
+          ),
+        );
+        await Promise.all(storages.map((storage) => storage.checkReady()));
+        await Promise.all(storages.map((storage) => storage.close()));
+        const { rows } = await withClient(
+          (client) => client.query<{ name: string }>('select name from kysely_migration'),
+          fresh.connectionString,
+        );
+        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants']);
+      } finally {
+        await fresh.cleanup();
+      }
+    });
+
+    it('when a migration fails, then opening rejects with an error that names the migration', async () => {
+      const fresh = await createTestSchema(connectionString, 'fresh');
+      try {
+        await withClient((client) => client.query('create table plants (id int)'), fresh.connectionString);
+        await expect(openPostgresPlantStorage({ connectionString: fresh.connectionString })).rejects.toThrow(
+          'database migration failed at migration 0001_create_plants: ',
+        );
+      } finally {
+        await fresh.cleanup();
+      }
+    });
+
+    it('when nothing listens at the address, then opening rejects quickly with StorageUnavailableError', async () => {
+      const started = performance.now();
+      const opening = openPostgresPlantStorage({
+        connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`,
+      });
+      await expect(opening).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(opening).rejects.toHaveProperty('cause');
+      expect(performance.now() - started).toBeLessThan(2_000);
+    });
+  });
+
+  describe('when the database fails under a running storage', () => {
+    let storage: PlantStorage | undefined;
+    afterAll(async () => {
+      await storage?.close();
+    });
+
+    it('when a statement outlasts statement_timeout, then it rejects with StorageUnavailableError', async () => {
+      storage = await openPostgresPlantStorage({ connectionString, statementTimeoutMillis: 300 });
+      const lock = await lockPlants();
+      try {
+        const insert = storage.plants.insertIfAbsent({ id: randomPlantId(), name: 'slow' });
+        await expect(insert).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(insert).rejects.toMatchObject({ cause: { code: '57014' } });
+      } finally {
+        await lock.release();
+      }
+      await expect(storage.checkReady()).resolves.toBeUndefined();
+    });
+
+    it('when the server ends a busy connection (admin shutdown), then the operation rejects with StorageUnavailableError and the next one succeeds', async () => {
+      const busy = await openPostgresPlantStorage({ connectionString });
+      const lock = await lockPlants();
+      try {
+        // Settled at once, so that its rejection is handled while the test is still arranging.
+        const insert = busy.plants.insertIfAbsent({ id: randomPlantId(), name: 'interrupted' }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        const [pid] = await waitForBlocked(lock);
+        await withClient((client) => client.query('select pg_terminate_backend($1)', [pid]));
+        const error = await insert;
+        expect(error).toBeInstanceOf(StorageUnavailableError);
+        expect(error).toMatchObject({ cause: { code: '57P01' } });
+      } finally {
+        await lock.release();
+      }
+      try {
+        const plant = { id: randomPlantId(), name: 'after' };
+        await expect(busy.plants.insertIfAbsent(plant)).resolves.toStrictEqual({ inserted: true });
+      } finally {
+        await busy.close();
+      }
+    });
+
+    it('when the server ends idle connections, then the process survives and the next operation succeeds', async () => {
+      const applicationName = `plant_store_${randomPlantId() & 0xffffffn}`;
+      const url = new URL(connectionString);
+      url.searchParams.set('application_name', applicationName);
+      const idle = await openPostgresPlantStorage({ connectionString: url.toString() });
+      try {
+        await idle.checkReady();
+        const { rows } = await withClient((client) =>
+          client.query<{ ended: boolean }>(
+            'select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1',
+            [applicationName],
+          ),
+        );
+        expect(rows.length).toBeGreaterThan(0);
+        // Let the idle clients see their connections end and emit 'error' on the pool.
+        await sleep(200);
+        await expect(idle.checkReady()).resolves.toBeUndefined();
+      } finally {
+        await idle.close();
+      }
+    });
+
+    it('when the database becomes unreachable, then operations reject with StorageUnavailableError until it is back', async () => {
+      const target = new URL(connectionString);
+      const proxy = await startProxy(target.hostname, Number(target.port || 5432));
+      const viaProxy = new URL(connectionString);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      const flaky = await openPostgresPlantStorage({
+        connectionString: viaProxy.toString(),
+        connectionTimeoutMillis: 1_000,
+      });
+      try {
+        await flaky.checkReady();
+        await proxy.stop();
+        await expect(flaky.checkReady()).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(
+          flaky.plants.insertIfAbsent({ id: randomPlantId(), name: 'lost' }),
+        ).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(flaky.plants.findById(randomPlantId())).rejects.toBeInstanceOf(StorageUnavailableError);
+        await proxy.start();
+        await expect(flaky.checkReady()).resolves.toBeUndefined();
+      } finally {
+        await flaky.close();
+        await proxy.stop();
+      }
+    });
+  });
+});
+
+/** A TCP relay to the database that can be cut (every connection dropped) and restored on the same port. */
+async function startProxy(
+  host: string,
+  port: number,
+): Promise<{ readonly port: number; start(): Promise<void>; stop(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let relay: Server | undefined;
+  let listenPort = 0;
+
+  const track = (socket: Socket): Socket => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    return socket;
+  };
+
+  const start = async (): Promise<void> => {
+    relay = createServer((incoming) => {
+      const outgoing = track(connect(port, host));
+      track(incoming);
+      incoming.pipe(outgoing).pipe(incoming);
+      incoming.on('close', () => outgoing.destroy());
+      outgoing.on('close', () => incoming.destroy());
+    });
+    relay.listen(listenPort, '127.0.0.1');
+    await once(relay, 'listening');
+    const address = relay.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP port');
+    listenPort = address.port;
+  };
+
+  const stop = async (): Promise<void> => {
+    const closing = relay;
+    relay = undefined;
+    if (!closing) return;
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => closing.close(resolve));
+  };
+
+  await start();
+  return {
+    get port() {
+      return listenPort;
+    },
+    start,
+    stop,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * TEST SUPPORT ONLY: not for production code. Provides a PostgreSQL server to tests:
+ * the one named by TEST_DATABASE_URL, else a throwaway container, else none (with a loud warning).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestPostgres {
+  /** Where the tests connect; for TEST_DATABASE_URL, with `search_path` set to a fresh schema. */
+  readonly connectionString: string;
+  /** Where the server came from, for test output. */
+  readonly source: string;
+  /** Drops what the tests created (the schema, or the whole container). */
+  cleanup(): Promise<void>;
+}
+
+const NO_CONTAINER_RUNTIME = 'Could not find a working container runtime strategy';
+
+/** The connection string with libpq `options` that make `schema` the only schema on the search path. */
+export function withSearchPath(connectionString: string, schema: string): string {
+  const url = new URL(connectionString);
+  const others = url.searchParams.get('options');
+  const searchPath = `-c search_path=${schema}`;
+  url.searchParams.set('options', others ? `${others} ${searchPath}` : searchPath);
+  return url.toString();
+}
+
+/**
+ * Creates a fresh schema `test_<random hex>` on the server and returns a connection string
+ * that uses it, so test runs sharing one database never see each other's tables.
+ */
+export async function createTestSchema(connectionString: string, source: string): Promise<TestPostgres> {
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const pool = new pg.Pool({ connectionString, max: 1 });
+  pool.on('error', () => {});
+  try {
+    await pool.query(`create schema ${schema}`);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return {
+    connectionString: withSearchPath(connectionString, schema),
+    source: `${source} (schema ${schema})`,
+    async cleanup() {
+      try {
+        await pool.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await pool.end();
+      }
+    },
+  };
+}
+
+function warnNotRun(reason: string): void {
+  const line = '!'.repeat(100);
+  process.stderr.write(
+    [
+      '',
+      line,
+      '!!! PostgreSQL server tests DID NOT RUN: set TEST_DATABASE_URL or start Docker !!!',
+      `!!! ${reason}`,
+      '!!! e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm test',
+      line,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+async function startContainer(): Promise<TestPostgres | undefined> {
+  // Loaded only when needed: testcontainers is slow to import and useless with TEST_DATABASE_URL.
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+  const image = 'postgres:17-alpine';
+  try {
+    const container = await new PostgreSqlContainer(image).start();
+    return {
+      connectionString: container.getConnectionUri(),
+      source: `testcontainers ${image}`,
+      async cleanup() {
+        await container.stop();
+      },
+    };
+  } catch (error) {
+    if (error instanceof Error && error.message.includes(NO_CONTAINER_RUNTIME)) {
+      warnNotRun(
+        `TEST_DATABASE_URL is not set and testcontainers found no container runtime (${error.message})`,
+      );
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * A PostgreSQL server for tests, or undefined when none can be had (tests then skip their
+ * server leg, after a loud warning on stderr). Order: TEST_DATABASE_URL, then a container.
+ */
+export async function provideTestPostgres(): Promise<TestPostgres | undefined> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) return createTestSchema(url, 'TEST_DATABASE_URL');
+  return startContainer();
+}
