@@ -1,0 +1,52 @@
+import { METHODS } from 'node:http';
+import Router from '@koa/router';
+import type { PlantStorage } from '@plant-store/domain';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { AppState } from './http/app-state.ts';
+import { bearerAuth } from './http/bearer-auth.ts';
+import { closeConnectionsWhileStopping } from './http/close-while-stopping.ts';
+import { errorResponses } from './http/error-responses.ts';
+import { healthHandler, readinessHandler } from './http/health-routes.ts';
+import { parseJsonBody } from './http/parse-json-body.ts';
+import { createPlantHandler } from './http/plants-route.ts';
+import { requestLog } from './http/request-log.ts';
+
+export interface AppDeps {
+  readonly storage: PlantStorage;
+  /** The bearer tokens that may create plants. None: every POST /plants answers 401. */
+  readonly tokens: readonly string[];
+  /** The largest request body, in bytes. */
+  readonly bodyLimit: number;
+  readonly logger: Logger;
+  /** True once the server has begun to stop: /readyz answers 503 and connections close. */
+  readonly isShuttingDown?: () => boolean;
+}
+
+/** The Plant Store HTTP app. It does not listen: see startServer. */
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const isShuttingDown = deps.isShuttingDown ?? (() => false);
+  const app = new Koa<AppState>({ proxy: false });
+  // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
+  app.silent = true;
+
+  // Every method is one the router knows, so a wrong one on a known path is 405 (with Allow), not 501.
+  // Paths match exactly as the contract spells them: /Plants and /plants/ are not /plants.
+  const router = new Router<AppState>({ methods: [...METHODS], strict: true, sensitive: true });
+  router.post(
+    '/plants',
+    // DESIGN.md's order: credential (401), media type (415), size (413), JSON and fields (400), duplicate (409).
+    bearerAuth(deps.tokens),
+    parseJsonBody(deps.bodyLimit),
+    createPlantHandler(deps.storage.plants),
+  );
+  router.get('/healthz', healthHandler());
+  router.get('/readyz', readinessHandler(deps.storage, isShuttingDown));
+
+  app.use(requestLog(deps.logger));
+  app.use(closeConnectionsWhileStopping(isShuttingDown));
+  app.use(errorResponses());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

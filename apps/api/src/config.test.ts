@@ -1,0 +1,230 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const folder = await mkdtemp(join(tmpdir(), 'plant-store-config-'));
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function tokensFile(text: string): Promise<string> {
+  const path = join(folder, `tokens-${Math.random().toString(36).slice(2)}`);
+  await writeFile(path, text);
+  return path;
+}
+
+/** The problems loadConfig reports for an environment; fails when it reports none. */
+function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('when nothing is set outside production, then it uses the defaults and asks for a generated token', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '127.0.0.1',
+      database: { kind: 'pglite', dataDir: './data' },
+      tokens: [],
+      generateToken: true,
+      bodyLimit: 65_536,
+      logLevel: 'info',
+      nodeEnv: 'development',
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it('when every setting is given, then each is read', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://plants:secret@db:5432/plants',
+      API_TOKENS: 'a',
+      BODY_LIMIT: '1mb',
+      LOG_LEVEL: 'debug',
+      NODE_ENV: 'production',
+      SHUTDOWN_TIMEOUT_MS: '2500',
+    });
+    expect(config).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      database: { kind: 'postgres', connectionString: 'postgres://plants:secret@db:5432/plants' },
+      tokens: ['a'],
+      generateToken: false,
+      bodyLimit: 1_048_576,
+      logLevel: 'debug',
+      nodeEnv: 'production',
+      shutdownTimeoutMs: 2500,
+    });
+  });
+
+  it('when a variable is set to the empty string, then it counts as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '', BODY_LIMIT: ' ', LOG_LEVEL: '' })).toMatchObject({
+      port: 3000,
+      database: { kind: 'pglite', dataDir: './data' },
+      bodyLimit: 65_536,
+      logLevel: 'info',
+    });
+  });
+
+  describe('DATABASE_URL', () => {
+    it.each([
+      ['postgres://u@h/db', { kind: 'postgres', connectionString: 'postgres://u@h/db' }],
+      [
+        'postgresql://u:p@h:5433/db?sslmode=require',
+        { kind: 'postgres', connectionString: 'postgresql://u:p@h:5433/db?sslmode=require' },
+      ],
+      ['pglite:/var/lib/plants', { kind: 'pglite', dataDir: '/var/lib/plants' }],
+      ['pglite:./local', { kind: 'pglite', dataDir: './local' }],
+      ['pglite:', { kind: 'pglite', dataDir: './data' }],
+      ['memory:', { kind: 'memory' }],
+    ])('when it is %s, then the storage is %j', (url, database) => {
+      expect(loadConfig({ DATABASE_URL: url }).database).toEqual(database);
+    });
+
+    it.each(['mysql://u@h/db', 'memory', 'sqlite:plants.db', 'http://db'])(
+      'when it is %s, then it is refused',
+      (url) => {
+        expect(problemsOf({ DATABASE_URL: url })).toEqual([
+          expect.stringMatching(/^DATABASE_URL must be postgres:\/\//),
+        ]);
+      },
+    );
+
+    it('when a postgres URL is malformed, then it is refused without echoing it', () => {
+      const problems = problemsOf({ DATABASE_URL: 'postgres://user:s3cret@[bad' });
+      expect(problems).toEqual(['DATABASE_URL is not a valid postgres:// URL']);
+      expect(problems.join()).not.toContain('s3cret');
+    });
+  });
+
+  describe('PORT, BODY_LIMIT, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS', () => {
+    it.each(['0', '1', '65535'])('when PORT is %s, then it is accepted', (port) => {
+      expect(loadConfig({ PORT: port }).port).toBe(Number(port));
+    });
+
+    it.each(['-1', '65536', 'http', '80.5', '1e3', '0x50'])('when PORT is %s, then it is refused', (port) => {
+      expect(problemsOf({ PORT: port })).toEqual([
+        `PORT must be a whole number from 0 to 65535, not "${port}"`,
+      ]);
+    });
+
+    it.each([
+      ['65536', 65_536],
+      ['1', 1],
+      ['64kb', 65_536],
+      ['64KB', 65_536],
+      ['1mb', 1_048_576],
+      ['100 b', 100],
+      ['16mb', 16 * 1024 * 1024],
+    ])('when BODY_LIMIT is %s, then the limit is %d bytes', (limit, bytes) => {
+      expect(loadConfig({ BODY_LIMIT: limit }).bodyLimit).toBe(bytes);
+    });
+
+    it.each(['0', '-1', '1.5kb', '1gb', '17mb', 'lots', 'kb'])(
+      'when BODY_LIMIT is %s, then it is refused',
+      (limit) => {
+        expect(problemsOf({ BODY_LIMIT: limit })).toEqual([
+          expect.stringMatching(/^BODY_LIMIT must be a size/),
+        ]);
+      },
+    );
+
+    it.each(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent', 'DEBUG'])(
+      'when LOG_LEVEL is %s, then it is accepted',
+      (level) => {
+        expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level.toLowerCase());
+      },
+    );
+
+    it('when LOG_LEVEL is unknown, then it is refused', () => {
+      expect(problemsOf({ LOG_LEVEL: 'verbose' })).toEqual([
+        expect.stringMatching(/^LOG_LEVEL must be one of fatal, error/),
+      ]);
+    });
+
+    it.each(['soon', '-5', '600001'])('when SHUTDOWN_TIMEOUT_MS is %s, then it is refused', (timeout) => {
+      expect(problemsOf({ SHUTDOWN_TIMEOUT_MS: timeout })).toEqual([
+        expect.stringMatching(/^SHUTDOWN_TIMEOUT_MS must be/),
+      ]);
+    });
+  });
+
+  describe('tokens', () => {
+    it('when API_TOKENS lists tokens, then they are trimmed, empty entries and duplicates dropped', () => {
+      const config = loadConfig({ API_TOKENS: ' one , two,,three, one ,' });
+      expect(config.tokens).toEqual(['one', 'two', 'three']);
+      expect(config.generateToken).toBe(false);
+    });
+
+    it('when API_TOKENS_FILE names a file, then each line is a token, skipping blank lines and # comments', async () => {
+      const file = await tokensFile('# service tokens\nalpha\n\n  beta  \r\n# old: gamma\nZGVsdGE=\n');
+      expect(loadConfig({ API_TOKENS_FILE: file }).tokens).toEqual(['alpha', 'beta', 'ZGVsdGE=']);
+    });
+
+    it('when both are given, then the tokens of both are accepted', async () => {
+      const file = await tokensFile('from-file\n');
+      expect(loadConfig({ API_TOKENS: 'from-env', API_TOKENS_FILE: file }).tokens).toEqual([
+        'from-env',
+        'from-file',
+      ]);
+    });
+
+    it('when the file cannot be read, then it is refused, naming the file', () => {
+      const missing = join(folder, 'missing');
+      expect(problemsOf({ API_TOKENS_FILE: missing })).toEqual([
+        `API_TOKENS_FILE ${missing} could not be read (ENOENT)`,
+      ]);
+    });
+
+    it('when tokens are not b64token, then each is refused by its place, never by its value', async () => {
+      const file = await tokensFile('good\nbad token\n');
+      const problems = problemsOf({ API_TOKENS: 'ok,has space,quote"d,=lead', API_TOKENS_FILE: file });
+      expect(problems).toEqual([
+        expect.stringMatching(/^API_TOKENS entry 2 is not a valid bearer token/),
+        expect.stringMatching(/^API_TOKENS entry 3 is not a valid bearer token/),
+        expect.stringMatching(/^API_TOKENS entry 4 is not a valid bearer token/),
+        expect.stringMatching(/^API_TOKENS_FILE line 2 is not a valid bearer token/),
+      ]);
+      expect(problems.join()).not.toMatch(/has space|quote|=lead|bad token/);
+    });
+
+    it('when NODE_ENV is production and no token is configured, then it refuses to start', () => {
+      expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+        'refusing to start without API_TOKENS or API_TOKENS_FILE when NODE_ENV is production',
+      ]);
+    });
+
+    it('when NODE_ENV is production and a token is configured, then no token is generated', () => {
+      expect(loadConfig({ NODE_ENV: 'production', API_TOKENS: 't' }).generateToken).toBe(false);
+    });
+
+    it.each(['development', 'test', 'staging'])(
+      'when NODE_ENV is %s and no token is configured, then a token is to be generated',
+      (nodeEnv) => {
+        expect(loadConfig({ NODE_ENV: nodeEnv })).toMatchObject({ tokens: [], generateToken: true });
+      },
+    );
+  });
+
+  it('when several values are bad, then every one of them is listed in one error', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ PORT: 'x', BODY_LIMIT: 'y', LOG_LEVEL: 'z', DATABASE_URL: 'w', NODE_ENV: 'production' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const error = caught as ConfigError;
+    expect(error.problems).toHaveLength(5);
+    expect(error.message.split('\n')).toHaveLength(6);
+    expect(error.message).toMatch(/^invalid configuration:\n {2}- /);
+  });
+});

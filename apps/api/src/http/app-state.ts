@@ -1,0 +1,9 @@
+/** What the middleware of one request hand to each other through ctx.state. */
+export interface AppState {
+  /** The request's id, echoed in X-Request-Id and written to its log line. */
+  requestId?: string;
+  /** The error behind a 5xx answer, for the request's log line. */
+  failure?: unknown;
+  /** The parsed JSON body, set by parse-json-body.ts. */
+  body?: unknown;
+}

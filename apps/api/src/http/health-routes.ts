@@ -1,0 +1,28 @@
+import type { PlantStorage } from '@plant-store/domain';
+import { StorageUnavailableError } from '@plant-store/domain';
+import type { Middleware } from 'koa';
+import type { AppState } from './app-state.ts';
+import { HttpError } from './http-error.ts';
+
+/** GET /healthz: the process answers. Says nothing about storage, so a database outage never restarts it. */
+export function healthHandler(): Middleware<AppState> {
+  return (ctx) => {
+    ctx.body = { status: 'ok' };
+  };
+}
+
+/** GET /readyz: whether to send traffic here: storage answers and the server is not stopping. */
+export function readinessHandler(storage: PlantStorage, isShuttingDown: () => boolean): Middleware<AppState> {
+  return async (ctx) => {
+    if (isShuttingDown()) throw new HttpError(503, 'the server is shutting down', { 'Retry-After': '5' });
+    try {
+      await storage.checkReady();
+    } catch (error) {
+      if (error instanceof StorageUnavailableError) throw error;
+      // Not ready either way; the unexpected cause goes to the log, not to the client.
+      ctx.state.failure = error;
+      throw new HttpError(503, 'storage is not ready', { 'Retry-After': '5' });
+    }
+    ctx.body = { status: 'ready' };
+  };
+}

@@ -1,0 +1,95 @@
+import type { IncomingMessage } from 'node:http';
+import type { Middleware } from 'koa';
+import type { AppState } from './app-state.ts';
+import { HttpError } from './http-error.ts';
+import { parseJsonExact } from './json-exact.ts';
+import { isUtf8JsonMediaType } from './json-media-type.ts';
+
+// The rest of a refused body is not read: closing the connection is cheaper than draining it.
+const CLOSE = { Connection: 'close' } as const;
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(413, `the request body is larger than ${limit} bytes`, CLOSE);
+}
+
+/**
+ * Reads the whole body, refusing it with 413 as soon as it grows past the limit. The rest is
+ * left unread, not destroyed: the socket must live on to carry the answer.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.pause();
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      reject(tooLarge(limit));
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    // The client went away mid-body ('close' without 'end'). These listeners stay, so that a late
+    // error never goes unhandled; once the promise is settled they change nothing.
+    const onCutOff = (): void => {
+      stop();
+      reject(new HttpError(400, 'the request body was not received completely', CLOSE));
+    };
+    req.on('error', onCutOff);
+    req.once('close', onCutOff);
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function decodeUtf8(bytes: Buffer): string {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, 'the request body is not valid UTF-8');
+  }
+  // RFC 8259 forbids a byte order mark in JSON sent over a network; refused rather than skipped.
+  if (text.startsWith('\uFEFF'))
+    throw new HttpError(400, 'the request body must not start with a byte order mark');
+  return text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return parseJsonExact(text);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : 'unreadable JSON';
+    throw new HttpError(400, `the request body is not valid JSON: ${reason}`);
+  }
+}
+
+/**
+ * Puts the request's JSON body in ctx.state.body, checking in DESIGN.md's order: media type (415),
+ * size (413), then UTF-8 and JSON (400). Integers in it are exact bigints (see json-exact.ts).
+ */
+export function parseJsonBody(limit: number): Middleware<AppState> {
+  return async (ctx, next) => {
+    if (!isUtf8JsonMediaType(ctx.req.headers['content-type'])) {
+      throw new HttpError(415, 'the request body must be application/json (UTF-8)');
+    }
+    const declaredLength = ctx.req.headers['content-length'];
+    if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);
+
+    const text = decodeUtf8(await readBody(ctx.req, limit));
+    if (/^[ \t\n\r]*$/.test(text)) throw new HttpError(400, 'request body is required');
+    ctx.state.body = parseJson(text);
+    await next();
+  };
+}

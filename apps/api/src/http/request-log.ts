@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { AppState } from './app-state.ts';
+
+// An incoming id is trusted only when it cannot forge log structure or flood the line.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+function requestIdOf(header: string): string {
+  return SANE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/**
+ * Writes one JSON log line per request (method, path, status, duration, request id; never a
+ * header) and echoes the request id in `X-Request-Id`. Outermost, so it sees the final status.
+ */
+export function requestLog(logger: Logger): Middleware<AppState> {
+  return async (ctx, next) => {
+    const startedAt = performance.now();
+    const requestId = requestIdOf(ctx.get('X-Request-Id'));
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const line = {
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+      };
+      if (ctx.state.failure === undefined) logger.info(line, 'request');
+      else logger.error({ ...line, err: ctx.state.failure }, 'request failed');
+    }
+  };
+}

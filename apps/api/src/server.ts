@@ -1,0 +1,97 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PlantStorage } from '@plant-store/domain';
+import { type DestinationStream, pino } from 'pino';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { answerClientError } from './http/client-error.ts';
+import { openStorage } from './storage.ts';
+
+export interface StartOptions {
+  /** Where the JSON log lines go; standard output when absent. */
+  readonly logDestination?: DestinationStream;
+  /** A storage to use instead of opening config.database (tests, embedding); stop() closes it too. */
+  readonly storage?: PlantStorage;
+}
+
+export interface RunningServer {
+  /** The base URL clients reach, e.g. http://127.0.0.1:3000. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops taking connections, lets requests in flight finish, then closes storage. Idempotent. */
+  stop(): Promise<void>;
+}
+
+// A whole request, its headers, and the pause between two requests on one connection.
+const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+function urlOf(host: string, port: number): string {
+  // A wildcard address is where the server listens, not where a client connects.
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** Opens storage (running migrations), then serves the app on config.host and config.port (0: any free port). */
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = pino({ level: config.logLevel }, options.logDestination);
+  const storage = options.storage ?? (await openStorage(config.database));
+  if (config.tokens.length === 0) logger.warn('no API token is configured: every POST /plants answers 401');
+
+  let shuttingDown = false;
+  const app = createApp({
+    storage,
+    tokens: config.tokens,
+    bodyLimit: config.bodyLimit,
+    logger,
+    isShuttingDown: () => shuttingDown,
+  });
+  const server = createServer(
+    {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 5_000,
+    },
+    app.callback(),
+  );
+  server.on('clientError', answerClientError(logger));
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = urlOf(config.host, port);
+  logger.info({ url, storage: config.database.kind }, 'listening');
+
+  const shutDown = async (): Promise<void> => {
+    shuttingDown = true;
+    logger.info('stopping: draining requests in flight');
+    // close() refuses new connections and ends idle ones; busy ones end after their answer,
+    // which carries `Connection: close` from now on.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    const deadline = setTimeout(() => {
+      logger.warn(
+        { timeoutMs: config.shutdownTimeoutMs },
+        'requests still in flight at the deadline: cutting them off',
+      );
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    await closed;
+    clearTimeout(deadline);
+    await storage.close();
+    logger.info('stopped');
+  };
+  let stopped: Promise<void> | undefined;
+  return { url, port, stop: () => (stopped ??= shutDown()) };
+}

@@ -1,0 +1,114 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PlantStorage } from '@plant-store/domain';
+import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { expectErrorResponse } from './support/expect-error.ts';
+import { startTestServer } from './support/test-server.ts';
+
+/** A memory storage whose inserts wait until released, and which counts its closes. */
+function gatedStorage() {
+  const inner = openMemoryPlantStorage();
+  let release = (): void => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let enter = (): void => {};
+  const entered = new Promise<void>((resolve) => {
+    enter = resolve;
+  });
+  let closes = 0;
+  const storage: PlantStorage = {
+    plants: {
+      insertIfAbsent: async (plant) => {
+        enter();
+        await released;
+        return inner.plants.insertIfAbsent(plant);
+      },
+      findById: (id) => inner.plants.findById(id),
+    },
+    checkReady: () => inner.checkReady(),
+    close: async () => {
+      closes++;
+      await inner.close();
+    },
+  };
+  return { storage, entered, release, closes: () => closes, inner };
+}
+
+describe('stopping the server', () => {
+  it('when stop() is called while a request is in flight, then that request completes, and storage closes after it', async () => {
+    const gate = gatedStorage();
+    const server = await startTestServer(gate.storage);
+    const inFlight = server.createPlant({ id: 1, name: 'in flight' });
+    await gate.entered;
+
+    let stopped = false;
+    const stopping = server.stop().then(() => {
+      stopped = true;
+    });
+    // No new connections are taken once stopping has begun.
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    expect(stopped).toBe(false);
+    expect(gate.closes()).toBe(0);
+
+    gate.release();
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('connection')).toBe('close');
+    expect(await response.json()).toEqual({ name: 'in flight' });
+
+    await stopping;
+    expect(gate.closes()).toBe(1);
+    expect(server.logs.lines().map((line) => line.msg)).toContain('stopped');
+  });
+
+  it('when stop() is called twice, then both calls resolve and storage is closed once', async () => {
+    const gate = gatedStorage();
+    const server = await startTestServer(gate.storage);
+    await Promise.all([server.stop(), server.stop()]);
+    await server.stop();
+    expect(gate.closes()).toBe(1);
+  });
+
+  it('when a request is still in flight at SHUTDOWN_TIMEOUT_MS, then it is cut off and stop() resolves', async () => {
+    const gate = gatedStorage();
+    const server = await startTestServer(gate.storage, { SHUTDOWN_TIMEOUT_MS: '200' });
+    const stuck = server.createPlant({ id: 2, name: 'stuck' }).then(
+      (response) => response.status,
+      () => 'cut off',
+    );
+    await gate.entered;
+    await server.stop();
+    expect(await stuck).toBe('cut off');
+    expect(gate.closes()).toBe(1);
+    gate.release();
+  });
+
+  it('when the server is shutting down, then /readyz answers 503 and every answer closes its connection', async () => {
+    const app = createApp({
+      storage: openMemoryPlantStorage(),
+      tokens: ['t'],
+      bodyLimit: 1024,
+      logger: pino({ level: 'silent' }),
+      isShuttingDown: () => true,
+    });
+    const server = createServer(app.callback()).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ready = await fetch(`${url}/readyz`);
+      expect(await expectErrorResponse(ready, 503)).toBe('the server is shutting down');
+      expect(ready.headers.get('retry-after')).toBe('5');
+      expect(ready.headers.get('connection')).toBe('close');
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(health.headers.get('connection')).toBe('close');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -1,0 +1,95 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+interface Run {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+const runs: Run[] = [];
+afterEach(() => {
+  for (const run of runs.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
+});
+
+/** Runs the service's entry point as `node src/main.ts` with exactly this environment. */
+function runMain(env: NodeJS.ProcessEnv): Run {
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const run = { child, stdout: () => stdout, stderr: () => stderr, exited };
+  runs.push(run);
+  return run;
+}
+
+/** The URL from the 'listening' log line, once it is written. */
+async function listeningUrl(run: Run): Promise<string> {
+  for (;;) {
+    const line = run
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"msg":"listening"'));
+    if (line !== undefined) return (JSON.parse(line) as { url: string }).url;
+    if (run.child.exitCode !== null) throw new Error(`main exited: ${run.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function create(url: string, token: string): Promise<Response> {
+  return fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: '{"id":1,"name":"Monstera","tag":"aroid"}',
+  });
+}
+
+describe('the entry point, node src/main.ts', () => {
+  it('when started with a token and memory storage, then it serves, and on SIGTERM it stops and exits 0', async () => {
+    const run = runMain({ API_TOKENS: 'dev-token-123', DATABASE_URL: 'memory:', PORT: '0' });
+    const url = await listeningUrl(run);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const response = await create(url, 'dev-token-123');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
+
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.stdout()).toContain('"msg":"stopped"');
+    expect(run.stdout()).not.toContain('dev-token-123');
+    expect(run.stderr()).toBe('');
+  });
+
+  it('when started without a token outside production, then it prints one generated token with a curl line, only on stderr', async () => {
+    const run = runMain({ DATABASE_URL: 'memory:', PORT: '0' });
+    const url = await listeningUrl(run);
+    const token = /Authorization: Bearer ([A-Za-z0-9_-]{43})'/.exec(run.stderr())?.[1];
+    expect(token).toBeDefined();
+    expect(run.stderr()).toContain(`curl -X POST ${url}/plants -H 'Authorization: Bearer ${token}'`);
+    expect(run.stderr()).toContain(`-d '{"id":1,"name":"Monstera","tag":"aroid"}'`);
+    expect(run.stdout()).not.toContain(token);
+
+    expect((await create(url, token ?? '')).status).toBe(200);
+    expect((await create(url, 'some-other-token')).status).toBe(401);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+  });
+
+  it('when the configuration is bad, then it lists every problem on stderr and exits 1', async () => {
+    const run = runMain({ PORT: 'eighty', NODE_ENV: 'production', DATABASE_URL: 'memory:' });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain('PORT must be a whole number from 0 to 65535, not "eighty"');
+    expect(run.stderr()).toContain('refusing to start without API_TOKENS or API_TOKENS_FILE');
+    expect(run.stdout()).toBe('');
+  });
+});

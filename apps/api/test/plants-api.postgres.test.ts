@@ -1,0 +1,16 @@
+import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
+import { provideTestPostgres } from '@plant-store/storage-postgres/testing';
+import { afterAll, describe } from 'vitest';
+import { describePlantsApi } from './plants-api.suite.ts';
+
+// A fresh schema on TEST_DATABASE_URL, else a container, else none: the suite is skipped after a loud warning.
+const pg = await provideTestPostgres();
+afterAll(async () => {
+  await pg?.cleanup();
+});
+
+describe.skipIf(!pg)(`on PostgreSQL (${pg?.source ?? 'none available'})`, () => {
+  describePlantsApi('a PostgreSQL server', () =>
+    openPostgresPlantStorage({ connectionString: pg?.connectionString ?? '' }),
+  );
+});

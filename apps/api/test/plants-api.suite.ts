@@ -1,0 +1,250 @@
+import type { PlantStorage } from '@plant-store/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorResponse } from './support/expect-error.ts';
+import { startTestServer, type TestServer } from './support/test-server.ts';
+
+/**
+ * The HTTP behaviour of POST /plants, /healthz and /readyz that must hold whatever the storage:
+ * each adapter's test file calls this once with a way to open a fresh, empty storage.
+ */
+export function describePlantsApi(adapter: string, openStorage: () => Promise<PlantStorage>): void {
+  describe(`the plants API on ${adapter}`, () => {
+    let server: TestServer;
+    // Every test works on ids of its own, so that they share one storage without meeting.
+    let nextId = 1_000n;
+    const freshId = (): bigint => nextId++;
+
+    beforeAll(async () => {
+      server = await startTestServer(await openStorage());
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    const stored = (id: bigint) => server.storage.plants.findById(id);
+
+    describe('creating a plant', () => {
+      it('when a valid plant is sent with a valid token, then it answers 200 with the plant without its id, and stores it', async () => {
+        const id = freshId();
+        const response = await server.createPlant({ id: Number(id), name: 'Monstera', tag: 'aroid' });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
+        expect(await stored(id)).toEqual({ id, name: 'Monstera', tag: 'aroid' });
+      });
+
+      it('when the tag is absent, then the answer has no tag and none is stored', async () => {
+        const id = freshId();
+        const response = await server.createPlant({ id: Number(id), name: 'Fern' });
+        expect(response.status).toBe(200);
+        expect(await response.text()).toBe('{"name":"Fern"}');
+        const plant = await stored(id);
+        expect(plant).toEqual({ id, name: 'Fern' });
+        expect(plant).not.toHaveProperty('tag');
+      });
+
+      it('when the tag is the empty string, then it is kept as an empty tag, not dropped', async () => {
+        const id = freshId();
+        const response = await server.createPlant({ id: Number(id), name: 'Fern', tag: '' });
+        expect(await response.json()).toEqual({ name: 'Fern', tag: '' });
+        expect(await stored(id)).toEqual({ id, name: 'Fern', tag: '' });
+      });
+
+      it('when unknown fields are sent, then they are ignored and not stored', async () => {
+        const id = freshId();
+        const response = await server.createPlant({ id: Number(id), name: 'Ivy', colour: 'green', id2: 5 });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ name: 'Ivy' });
+        expect(await stored(id)).toEqual({ id, name: 'Ivy' });
+      });
+
+      it('when names and tags hold any Unicode, spaces or an empty name, then they are stored and answered exactly', async () => {
+        const cases = [
+          { name: '  Cafe\u0301 🌵 ', tag: 'e\u0301 vs \u00e9' },
+          { name: '', tag: '\t\n' },
+          { name: '日本語の植物', tag: '𝔘𝔫𝔦𝔠𝔬𝔡𝔢' },
+          { name: 'quote " backslash \\ \u2028', tag: 'x'.repeat(5000) },
+        ];
+        for (const plant of cases) {
+          const id = freshId();
+          const response = await server.createPlant({ id: Number(id), ...plant });
+          expect(response.status).toBe(200);
+          expect(await response.json()).toEqual(plant);
+          expect(await stored(id)).toEqual({ id, ...plant });
+        }
+      });
+    });
+
+    describe('integer ids', () => {
+      it.each([
+        ['2^63-1', '9223372036854775807', 9223372036854775807n],
+        ['-2^63', '-9223372036854775808', -9223372036854775808n],
+        ['2^53+1', '9007199254740993', 9007199254740993n],
+        ['-(2^53+1)', '-9007199254740993', -9007199254740993n],
+        ['0', '0', 0n],
+      ])(
+        'when the id is %s, then it is stored exactly and read back as that bigint',
+        async (_label, digits, id) => {
+          const response = await server.createPlant(`{"id":${digits},"name":"boundary ${digits}"}`);
+          expect(response.status).toBe(200);
+          expect(await stored(id)).toEqual({ id, name: `boundary ${digits}` });
+          // The neighbour that a double would have rounded the id to stays free.
+          if (id > 2n ** 53n) expect(await stored(id - 1n)).toBeUndefined();
+        },
+      );
+
+      it('when the id is written 7.0 or 7e0, then both are the integer 7: the second is a retry of the first', async () => {
+        const first = await server.createPlant('{"id":7.0,"name":"seven"}');
+        expect(first.status).toBe(200);
+        const second = await server.createPlant('{"id":7e0,"name":"seven"}');
+        expect(second.status).toBe(200);
+        expect(await stored(7n)).toEqual({ id: 7n, name: 'seven' });
+      });
+    });
+
+    describe('invalid plants', () => {
+      it.each([
+        ['the id is missing', '{"name":"a"}', /id is required/],
+        ['the name is missing', '{"id":11}', /name is required/],
+        ['the id is a string', '{"id":"12","name":"a"}', /id must be an integer, not a string/],
+        [
+          'the id has a fraction',
+          '{"id":12.5,"name":"a"}',
+          /id must be an integer, without a fractional part/,
+        ],
+        ['the id hides a tiny fraction', '{"id":1.0000000000000000001,"name":"a"}', /id .*fractional/],
+        ['the id is 2^63', '{"id":9223372036854775808,"name":"a"}', /id must be an integer between/],
+        ['the id is -2^63-1', '{"id":-9223372036854775809,"name":"a"}', /id must be an integer between/],
+        ['the id is 1e400', '{"id":1e400,"name":"a"}', /id must be an integer between/],
+        ['the id is null', '{"id":null,"name":"a"}', /id must be an integer, not null/],
+        ['the id is true', '{"id":true,"name":"a"}', /id must be an integer, not a boolean/],
+        ['the name is null', '{"id":13,"name":null}', /name must be a string, not null/],
+        ['the name is a number', '{"id":13,"name":42}', /name must be a string, not a number/],
+        ['the tag is null', '{"id":13,"name":"a","tag":null}', /tag must be a string, not null/],
+        ['the tag is an object', '{"id":13,"name":"a","tag":{}}', /tag must be a string, not an object/],
+        ['the name holds NUL', '{"id":13,"name":"a\\u0000b"}', /name must not contain the NUL character/],
+        [
+          'the tag holds a lone surrogate',
+          '{"id":13,"name":"a","tag":"\\ud800"}',
+          /tag must be well-formed Unicode/,
+        ],
+        ['the body is an array', '[{"id":13,"name":"a"}]', /must be a JSON object, not an array/],
+        ['the body is a number', '42', /must be a JSON object, not a number/],
+        ['the body is a string', '"plant"', /must be a JSON object, not a string/],
+        ['the body is null', 'null', /must be a JSON object, not null/],
+      ])(
+        'when %s, then it answers 400 naming the problem and stores nothing',
+        async (_label, body, message) => {
+          const response = await server.createPlant(body);
+          expect(await expectErrorResponse(response, 400)).toMatch(message);
+          expect(await stored(11n)).toBeUndefined();
+          expect(await stored(12n)).toBeUndefined();
+          expect(await stored(13n)).toBeUndefined();
+        },
+      );
+
+      it('when several fields are wrong, then the message names each of them', async () => {
+        const message = await expectErrorResponse(
+          await server.createPlant('{"id":"x","name":1,"tag":null}'),
+          400,
+        );
+        expect(message).toMatch(/id must be/);
+        expect(message).toMatch(/name must be/);
+        expect(message).toMatch(/tag must be/);
+      });
+    });
+
+    describe('retries and duplicates', () => {
+      it('when the same id is sent again with the same content, then it answers 200 and stores nothing new', async () => {
+        const id = freshId();
+        const plant = { id: Number(id), name: 'Pothos', tag: 'vine' };
+        expect((await server.createPlant(plant)).status).toBe(200);
+        const retry = await server.createPlant(plant);
+        expect(retry.status).toBe(200);
+        expect(await retry.json()).toEqual({ name: 'Pothos', tag: 'vine' });
+        expect(await stored(id)).toEqual({ id, name: 'Pothos', tag: 'vine' });
+      });
+
+      it.each([
+        ['another name', { name: 'Other' }],
+        ['another tag', { name: 'Pothos', tag: 'other' }],
+        ['no tag where one was stored', { name: 'Pothos' }],
+        ['an empty tag where one was stored', { name: 'Pothos', tag: '' }],
+      ])(
+        'when the same id is sent again with %s, then it answers 409 and the stored plant is unchanged',
+        async (_label, content) => {
+          const id = freshId();
+          expect((await server.createPlant({ id: Number(id), name: 'Pothos', tag: 'vine' })).status).toBe(
+            200,
+          );
+          const conflict = await server.createPlant({ id: Number(id), ...content });
+          expect(await expectErrorResponse(conflict, 409)).toMatch(new RegExp(`id ${id} already exists`));
+          expect(await stored(id)).toEqual({ id, name: 'Pothos', tag: 'vine' });
+        },
+      );
+
+      it('when an absent tag was stored and an empty one is sent, then it answers 409', async () => {
+        const id = freshId();
+        expect((await server.createPlant({ id: Number(id), name: 'Aloe' })).status).toBe(200);
+        await expectErrorResponse(await server.createPlant({ id: Number(id), name: 'Aloe', tag: '' }), 409);
+        expect(await stored(id)).toEqual({ id, name: 'Aloe' });
+      });
+
+      it('when 20 requests create one id at once, then exactly one content is stored and every answer agrees with it', async () => {
+        const id = freshId();
+        const contents = Array.from({ length: 20 }, (_, i) => ({ name: `variant ${i % 4}`, tag: 'race' }));
+        const responses = await Promise.all(
+          contents.map((content) => server.createPlant({ id: Number(id), ...content })),
+        );
+        const winner = await stored(id);
+        expect(winner).toBeDefined();
+        for (const [i, response] of responses.entries()) {
+          if (contents[i]?.name === winner?.name) {
+            expect(response.status).toBe(200);
+            expect(await response.json()).toEqual({ name: winner?.name, tag: 'race' });
+          } else {
+            await expectErrorResponse(response, 409);
+          }
+        }
+        expect(responses.filter((r) => r.status === 200).length).toBe(5);
+      });
+    });
+
+    describe('credentials', () => {
+      it('when no token is sent, then it answers 401 with WWW-Authenticate and stores nothing', async () => {
+        const id = freshId();
+        const response = await server.createPlant({ id: Number(id), name: 'a' }, { Authorization: '' });
+        await expectErrorResponse(response, 401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer realm="plant-store"');
+        expect(await stored(id)).toBeUndefined();
+      });
+
+      it('when a wrong token is sent, then it answers 401 with error="invalid_token" and stores nothing', async () => {
+        const id = freshId();
+        const response = await server.createPlant(
+          { id: Number(id), name: 'a' },
+          { Authorization: 'Bearer wrong-token' },
+        );
+        await expectErrorResponse(response, 401);
+        expect(response.headers.get('www-authenticate')).toBe(
+          'Bearer realm="plant-store", error="invalid_token"',
+        );
+        expect(await stored(id)).toBeUndefined();
+      });
+    });
+
+    describe('health and readiness', () => {
+      it('when /healthz is asked without a token, then it answers 200 ok', async () => {
+        const response = await fetch(`${server.url}/healthz`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ status: 'ok' });
+      });
+
+      it('when /readyz is asked without a token and storage answers, then it answers 200 ready', async () => {
+        const response = await fetch(`${server.url}/readyz`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ status: 'ready' });
+      });
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import type { PlantStorage } from '@plant-store/domain';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+import { captureLogs, type LogCapture } from './log-capture.ts';
+
+export const TOKEN = 'test-token-0123456789';
+export const OTHER_TOKEN = 'second.token_with~all+kinds/of=';
+
+export interface TestServer extends RunningServer {
+  readonly storage: PlantStorage;
+  readonly logs: LogCapture;
+  /** POST /plants with the token and a JSON content type; the body is sent as given when a string. */
+  createPlant(body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+/** Starts the real server on a free port of 127.0.0.1 over the given storage, with logs captured. */
+export async function startTestServer(
+  storage: PlantStorage,
+  env: NodeJS.ProcessEnv = {},
+): Promise<TestServer> {
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: 'memory:',
+    API_TOKENS: `${TOKEN},${OTHER_TOKEN}`,
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  const logs = captureLogs();
+  const server = await startServer(config, { storage, logDestination: logs.destination });
+  return {
+    url: server.url,
+    port: server.port,
+    stop: server.stop,
+    storage,
+    logs,
+    createPlant: (body, headers = {}) =>
+      fetch(`${server.url}/plants`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+  };
+}
