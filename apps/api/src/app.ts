@@ -11,6 +11,11 @@ import { healthHandler, readinessHandler } from './http/health-routes.ts';
 import { parseJsonBody } from './http/parse-json-body.ts';
 import { createPlantHandler } from './http/plants-route.ts';
 import { requestLog } from './http/request-log.ts';
+import type { TokenSet } from './http/token-set.ts';
+import { countCreatedPlants } from './metrics/counted-plants.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { metricsHandler } from './metrics/metrics-route.ts';
+import { requestMetrics } from './metrics/request-metrics.ts';
 
 export interface AppDeps {
   readonly storage: PlantStorage;
@@ -21,11 +26,17 @@ export interface AppDeps {
   readonly logger: Logger;
   /** True once the server has begun to stop: /readyz answers 503 and connections close. */
   readonly isShuttingDown?: () => boolean;
+  /** The accepted tokens when they may change while running (API_TOKENS_FILE); else `tokens` is used. */
+  readonly tokenSet?: TokenSet;
+  /** Where request and plant metrics go, served at GET /metrics; absent: a registry of the app's own. */
+  readonly metrics?: Metrics;
 }
 
 /** The Plant Store HTTP app. It does not listen: see startServer. */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
+  const tokens = deps.tokenSet ?? deps.tokens;
+  const metrics = deps.metrics ?? createMetrics({ storage: deps.storage });
   const app = new Koa<AppState>({ proxy: false });
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;
@@ -36,14 +47,18 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.post(
     '/plants',
     // DESIGN.md's order: credential (401), media type (415), size (413), JSON and fields (400), duplicate (409).
-    bearerAuth(deps.tokens),
+    bearerAuth(tokens),
     parseJsonBody(deps.bodyLimit),
-    createPlantHandler(deps.storage.plants),
+    createPlantHandler(countCreatedPlants(deps.storage.plants, metrics)),
   );
   router.get('/healthz', healthHandler());
   router.get('/readyz', readinessHandler(deps.storage, isShuttingDown));
 
+  // Operators' metrics: same port, same bearer tokens as the API (see RELIABILITY.md for why).
+  router.get('/metrics', bearerAuth(tokens), metricsHandler(metrics));
+
   app.use(requestLog(deps.logger));
+  app.use(requestMetrics(metrics));
   app.use(closeConnectionsWhileStopping(isShuttingDown));
   app.use(errorResponses());
   app.use(router.routes());

@@ -33,11 +33,15 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       database: { kind: 'pglite', dataDir: './data' },
       tokens: [],
+      tokensFile: undefined,
       generateToken: true,
       bodyLimit: 65_536,
       logLevel: 'info',
       nodeEnv: 'development',
       shutdownTimeoutMs: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
     });
   });
 
@@ -51,17 +55,24 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
       SHUTDOWN_TIMEOUT_MS: '2500',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
     });
     expect(config).toEqual({
       port: 8080,
       host: '0.0.0.0',
       database: { kind: 'postgres', connectionString: 'postgres://plants:secret@db:5432/plants' },
       tokens: ['a'],
+      tokensFile: undefined,
       generateToken: false,
       bodyLimit: 1_048_576,
       logLevel: 'debug',
       nodeEnv: 'production',
       shutdownTimeoutMs: 2500,
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
     });
   });
 

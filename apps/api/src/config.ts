@@ -13,12 +13,18 @@ export interface Config {
   readonly database: DatabaseConfig;
   /** The bearer tokens from API_TOKENS and API_TOKENS_FILE, without duplicates. */
   readonly tokens: readonly string[];
+  /** API_TOKENS_FILE, re-read while the service runs so that tokens can rotate without a restart. */
+  readonly tokensFile: string | undefined;
   /** No token is configured outside production: main makes one at start and prints it once. */
   readonly generateToken: boolean;
   readonly bodyLimit: number;
   readonly logLevel: LevelWithSilent;
   readonly nodeEnv: string;
   readonly shutdownTimeoutMs: number;
+  /** Node's server timeouts: all headers of a request, the whole request, an idle keep-alive connection. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 /** The environment holds bad values; `problems` lists every one of them. */
@@ -124,6 +130,25 @@ function readTokensFile(problems: Problems, file: string): TokenEntry[] {
     .filter(({ token }) => token !== '' && !token.startsWith('#'));
 }
 
+/** The valid tokens of an API_TOKENS_FILE and the problems with it (never a token's value), for re-reading it. */
+export function readTokenFile(file: string): { tokens: string[]; problems: string[] } {
+  const problems: Problems = [];
+  const tokens = validTokens(problems, readTokensFile(problems, file));
+  return { tokens, problems };
+}
+
+function validTokens(problems: Problems, entries: readonly TokenEntry[]): string[] {
+  const tokens = new Set<string>();
+  for (const { token, place } of entries) {
+    if (B64TOKEN.test(token)) tokens.add(token);
+    else
+      problems.push(
+        `${place} is not a valid bearer token (allowed: A-Z a-z 0-9 - . _ ~ + / and a trailing =)`,
+      );
+  }
+  return [...tokens];
+}
+
 function parseTokens(problems: Problems, env: NodeJS.ProcessEnv): string[] {
   const list = setting(env, 'API_TOKENS') ?? '';
   const file = setting(env, 'API_TOKENS_FILE');
@@ -134,15 +159,7 @@ function parseTokens(problems: Problems, env: NodeJS.ProcessEnv): string[] {
       .filter(({ token }) => token !== ''),
     ...(file === undefined ? [] : readTokensFile(problems, file)),
   ];
-  const tokens = new Set<string>();
-  for (const { token, place } of entries) {
-    if (B64TOKEN.test(token)) tokens.add(token);
-    else
-      problems.push(
-        `${place} is not a valid bearer token (allowed: A-Z a-z 0-9 - . _ ~ + / and a trailing =)`,
-      );
-  }
-  return [...tokens];
+  return validTokens(problems, entries);
 }
 
 /** Reads the service's settings from the environment, once; throws ConfigError listing every bad value. */
@@ -160,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     host: setting(env, 'HOST') ?? '127.0.0.1',
     database: parseDatabase(problems, setting(env, 'DATABASE_URL')),
     tokens,
+    tokensFile: setting(env, 'API_TOKENS_FILE'),
     generateToken: tokens.length === 0 && !production,
     bodyLimit: parseBodyLimit(problems, setting(env, 'BODY_LIMIT')),
     logLevel: parseLogLevel(problems, setting(env, 'LOG_LEVEL')),
@@ -171,7 +189,32 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       10_000,
       [0, 600_000],
     ),
+    headersTimeoutMs: parseInteger(
+      problems,
+      'HEADERS_TIMEOUT_MS',
+      setting(env, 'HEADERS_TIMEOUT_MS'),
+      10_000,
+      [100, 600_000],
+    ),
+    requestTimeoutMs: parseInteger(
+      problems,
+      'REQUEST_TIMEOUT_MS',
+      setting(env, 'REQUEST_TIMEOUT_MS'),
+      30_000,
+      [100, 3_600_000],
+    ),
+    keepAliveTimeoutMs: parseInteger(
+      problems,
+      'KEEP_ALIVE_TIMEOUT_MS',
+      setting(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+      5_000,
+      [100, 600_000],
+    ),
   };
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    problems.push('HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { PlantStorage } from '@plant-store/domain';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
-import type { Config } from './config.ts';
+import { type Config, readTokenFile } from './config.ts';
 import { answerClientError } from './http/client-error.ts';
+import { reloadingTokenSet } from './http/token-set.ts';
+import { createMetrics } from './metrics/metrics.ts';
 import { openStorage } from './storage.ts';
 
 export interface StartOptions {
@@ -22,10 +24,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-// A whole request, its headers, and the pause between two requests on one connection.
-const REQUEST_TIMEOUT_MS = 30_000;
-const HEADERS_TIMEOUT_MS = 10_000;
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+// Node checks the headers and request timeouts of every connection this often: a quarter of the
+// shorter one, so that a slow client is cut off at most 25% late.
+function checkingIntervalOf(config: Config): number {
+  return Math.max(
+    25,
+    Math.min(5_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
+  );
+}
 
 function urlOf(host: string, port: number): string {
   // A wildcard address is where the server listens, not where a client connects.
@@ -43,16 +49,28 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const app = createApp({
     storage,
     tokens: config.tokens,
+    ...(config.tokensFile === undefined
+      ? {}
+      : {
+          tokenSet: reloadingTokenSet({
+            tokens: config.tokens,
+            file: config.tokensFile,
+            read: readTokenFile,
+            logger,
+          }),
+        }),
     bodyLimit: config.bodyLimit,
     logger,
     isShuttingDown: () => shuttingDown,
+    metrics: createMetrics({ storage, processMetrics: true }),
   });
   const server = createServer(
     {
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      connectionsCheckingInterval: 5_000,
+      // A whole request, its headers, and the pause between two requests on one connection.
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      connectionsCheckingInterval: checkingIntervalOf(config),
     },
     app.callback(),
   );

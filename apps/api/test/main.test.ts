@@ -1,50 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-
-interface Run {
-  readonly child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
-
-const runs: Run[] = [];
-afterEach(() => {
-  for (const run of runs.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
-});
-
-/** Runs the service's entry point as `node src/main.ts` with exactly this environment. */
-function runMain(env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const run = { child, stdout: () => stdout, stderr: () => stderr, exited };
-  runs.push(run);
-  return run;
-}
-
-/** The URL from the 'listening' log line, once it is written. */
-async function listeningUrl(run: Run): Promise<string> {
-  for (;;) {
-    const line = run
-      .stdout()
-      .split('\n')
-      .find((l) => l.includes('"msg":"listening"'));
-    if (line !== undefined) return (JSON.parse(line) as { url: string }).url;
-    if (run.child.exitCode !== null) throw new Error(`main exited: ${run.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+afterEach(killLeftoverRuns);
 
 function create(url: string, token: string): Promise<Response> {
   return fetch(`${url}/plants`, {

@@ -3,4 +3,4 @@ export { InvalidPlantError, PlantConflictError, type PlantIssue, StorageUnavaila
 export { NewPlantSchema, PlantIdSchema, parseNewPlant } from './new-plant.schema.ts';
 export { hasSameContent, INT64_MAX, INT64_MIN, type NewPlant, type Plant, toPlant } from './plant.ts';
 export type { InsertOutcome, PlantRepository } from './plant-repository.port.ts';
-export type { PlantStorage } from './plant-storage.port.ts';
+export type { ConnectionPoolStats, PlantStorage } from './plant-storage.port.ts';

@@ -6,6 +6,7 @@ import {
   StorageUnavailableError,
 } from '@plant-store/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkCreatePlantAgainstModel, checkRoundTrip } from './plant-properties.ts';
 import { randomPlantId } from './random-plant-id.ts';
 import { BOUNDARY_IDS, SAMPLE_STRINGS } from './sample-strings.ts';
 
@@ -167,6 +168,14 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
           if (!outcome.inserted) expect(outcome.existing).toStrictEqual(winner);
         }
         await expect(plants().findById(id)).resolves.toStrictEqual(winner);
+      });
+
+      it('when arbitrary valid NewPlants are inserted, then each round-trips exactly (property)', async () => {
+        await checkRoundTrip(plants(), 100);
+      });
+
+      it('when createPlant runs random sequences of creates, retries, conflicts and races, then it behaves as a Map model (property)', async () => {
+        await checkCreatePlantAgainstModel(plants(), 50);
       });
 
       it('when many plants of different ids are created at once, then all are inserted and found', async () => {

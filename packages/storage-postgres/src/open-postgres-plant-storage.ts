@@ -30,9 +30,10 @@ const int8AsBigInt: pg.CustomTypesConfig = {
  */
 export async function openPostgresPlantStorage(options: PostgresPlantStorageOptions): Promise<PlantStorage> {
   const statementTimeout = options.statementTimeoutMillis ?? 10_000;
+  const max = options.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.poolSize ?? 10,
+    max,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
     statement_timeout: statementTimeout,
     // The server's statement_timeout answers first; this catches a server that went silent
@@ -46,5 +47,16 @@ export async function openPostgresPlantStorage(options: PostgresPlantStorageOpti
   // Unheard, either crashes the process. pg drops a broken client and opens a new one later.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  return openKyselyPlantStorage(new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool }) }));
+  const storage = await openKyselyPlantStorage(
+    new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool }) }),
+  );
+  return {
+    ...storage,
+    connectionPool: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max,
+    }),
+  };
 }

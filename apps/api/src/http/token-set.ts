@@ -1,0 +1,112 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type Stats, statSync } from 'node:fs';
+import type { Logger } from 'pino';
+
+/** The bearer tokens accepted now. */
+export interface TokenSet {
+  /** Whether the credential is one of the tokens, in a time that does not depend on which or how much matched. */
+  matches(credential: string): boolean;
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * Whether `digest` equals one of `tokenDigests`. Hashing gives both sides one length (32 bytes),
+ * and every digest is compared, without stopping at a match, so the time taken depends only on
+ * how many tokens are configured. `equal` is there for the test that counts the comparisons.
+ */
+export function matchesAnyDigest(
+  digest: Buffer,
+  tokenDigests: readonly Buffer[],
+  equal: (a: Buffer, b: Buffer) => boolean = timingSafeEqual,
+): boolean {
+  let matched = false;
+  for (const tokenDigest of tokenDigests) matched = equal(digest, tokenDigest) || matched;
+  return matched;
+}
+
+function digestsOf(tokens: readonly string[]): Buffer[] {
+  return [...new Set(tokens)].map(sha256);
+}
+
+/** A token set that never changes: API_TOKENS, or a file that is not watched. */
+export function fixedTokenSet(tokens: readonly string[]): TokenSet {
+  const digests = digestsOf(tokens);
+  return { matches: (credential) => matchesAnyDigest(sha256(credential), digests) };
+}
+
+export interface ReloadingTokenSetOptions {
+  /** Every token accepted at start: API_TOKENS (or a generated one) and the file's. */
+  readonly tokens: readonly string[];
+  /** API_TOKENS_FILE. */
+  readonly file: string;
+  /** Reads and checks the file; `problems` never holds a token. */
+  readonly read: (file: string) => { tokens: string[]; problems: string[] };
+  readonly logger: Logger;
+  /** The file is looked at (one stat) at most this often. Default 1000. */
+  readonly checkEveryMs?: number;
+}
+
+/** What tells one version of the file from another, without reading it. */
+function signatureOf(stats: Stats): string {
+  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The tokens of API_TOKENS plus those of API_TOKENS_FILE as it is now: the file is stat'ed at
+ * most once a second, on a request, and read again when it changed, so a rotated secret is
+ * honoured without a restart. A version of the file that cannot be read, holds a bad line or no
+ * token at all (a half-written file) is not taken: the previous tokens stay, with a warning.
+ */
+export function reloadingTokenSet(options: ReloadingTokenSetOptions): TokenSet {
+  const { file, read, logger } = options;
+  const checkEveryMs = options.checkEveryMs ?? 1_000;
+  // The tokens that do not come from the file stay whatever the file becomes.
+  const fromFileAtStart = new Set(read(file).tokens);
+  const fixed = options.tokens.filter((token) => !fromFileAtStart.has(token));
+
+  let digests = digestsOf(options.tokens);
+  const atStart = statOrUndefined(file);
+  let signature = atStart === undefined ? '' : signatureOf(atStart);
+  let checkedAt = performance.now();
+
+  const refresh = (): void => {
+    const stats = statOrUndefined(file);
+    // Missing for a moment while a secret is swapped: keep what we have and look again later.
+    if (stats === undefined) return;
+    const next = signatureOf(stats);
+    if (next === signature) return;
+    signature = next;
+    const { tokens, problems } = read(file);
+    if (problems.length > 0 || tokens.length === 0) {
+      logger.warn(
+        { file, problems: problems.length > 0 ? problems : ['the file holds no token'] },
+        'API_TOKENS_FILE changed but is not usable: keeping the previous tokens',
+      );
+      return;
+    }
+    digests = digestsOf([...fixed, ...tokens]);
+    logger.info({ file, tokens: tokens.length }, 'API_TOKENS_FILE changed: tokens reloaded');
+  };
+
+  return {
+    matches(credential) {
+      const now = performance.now();
+      if (now - checkedAt >= checkEveryMs) {
+        checkedAt = now;
+        refresh();
+      }
+      return matchesAnyDigest(sha256(credential), digests);
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
+import { provideTestPostgres } from '@plant-store/storage-postgres/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorResponse } from './support/expect-error.ts';
+import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
+
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
+
+async function scrape(server: TestServer): Promise<string> {
+  const response = await fetch(`${server.url}/metrics`, { headers: AUTH });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+/** The value of one sample line, e.g. `name{a="b"}`, or undefined when absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(openMemoryPlantStorage());
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('when asked without the bearer token, then it answers 401 like the API', async () => {
+    const response = await fetch(`${server.url}/metrics`);
+    await expectErrorResponse(response, 401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="plant-store"');
+    await expectErrorResponse(
+      await fetch(`${server.url}/metrics`, { headers: { Authorization: 'Bearer wrong' } }),
+      401,
+    );
+  });
+
+  it('when asked with the token, then it answers the Prometheus text format, with process metrics', async () => {
+    const response = await fetch(`${server.url}/metrics`, { headers: AUTH });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await response.text();
+    expect(text).toContain('# TYPE plant_store_http_requests_total counter');
+    expect(text).toContain('# TYPE plant_store_http_request_duration_seconds histogram');
+    expect(text).toContain('# TYPE plant_store_plants_created_total counter');
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+  });
+
+  it('when plants are created, retried and refused, then requests are counted by route and status, and only new plants as created', async () => {
+    const before = await scrape(server);
+    const created = sample(before, 'plant_store_plants_created_total') ?? 0;
+    const ok =
+      sample(before, 'plant_store_http_requests_total{method="POST",route="/plants",status="200"}') ?? 0;
+    const id = 10_000 + Math.floor(Math.random() * 1_000_000);
+    expect((await server.createPlant({ id, name: 'counted' })).status).toBe(200);
+    expect((await server.createPlant({ id, name: 'counted' })).status).toBe(200);
+    expect((await server.createPlant({ id, name: 'other' })).status).toBe(409);
+    expect((await server.createPlant('{')).status).toBe(400);
+
+    const after = await scrape(server);
+    expect(sample(after, 'plant_store_plants_created_total')).toBe(created + 1);
+    expect(sample(after, 'plant_store_http_requests_total{method="POST",route="/plants",status="200"}')).toBe(
+      ok + 2,
+    );
+    expect(
+      sample(after, 'plant_store_http_requests_total{method="POST",route="/plants",status="409"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(after, 'plant_store_http_requests_total{method="POST",route="/plants",status="400"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(
+        after,
+        'plant_store_http_request_duration_seconds_count{method="POST",route="/plants",status="200"}',
+      ),
+    ).toBe(ok + 2);
+    expect(after).toMatch(
+      /^plant_store_http_request_duration_seconds_bucket\{le="0\.005",method="POST",route="\/plants",status="200"\} \d+$/m,
+    );
+  });
+
+  it('when unknown paths are asked, then they count as route="unmatched" and the raw path never becomes a label', async () => {
+    for (const path of ['/secret-path-a1', '/secret-path-b2', '/plants/123'])
+      await fetch(`${server.url}${path}`);
+    const wrongMethod = await fetch(`${server.url}/plants`);
+    expect(wrongMethod.status).toBe(405);
+    const text = await scrape(server);
+    expect(text).not.toContain('secret-path');
+    expect(text).not.toContain('/plants/123');
+    expect(
+      sample(text, 'plant_store_http_requests_total{method="GET",route="unmatched",status="404"}'),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      sample(text, 'plant_store_http_requests_total{method="GET",route="/plants",status="405"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'plant_store_http_requests_in_flight')).toBe(1);
+  });
+
+  it('when storage has no connection pool (memory), then no pool metrics are reported', async () => {
+    expect(await scrape(server)).not.toContain('plant_store_db_pool');
+  });
+});
+
+const postgres = await provideTestPostgres();
+afterAll(async () => {
+  await postgres?.cleanup();
+});
+
+describe.skipIf(!postgres)('GET /metrics on a PostgreSQL server', () => {
+  it('when the storage has a pool, then its busy, idle and waiting connections and its size are reported', async () => {
+    const storage = await openPostgresPlantStorage({
+      connectionString: postgres?.connectionString ?? '',
+      poolSize: 7,
+    });
+    const server = await startTestServer(storage);
+    try {
+      const id = 10_000 + Math.floor(Math.random() * 1_000_000);
+      await Promise.all(
+        Array.from({ length: 5 }, (_, i) => server.createPlant({ id: id + i, name: 'pooled' })),
+      );
+      const text = await scrape(server);
+      expect(sample(text, 'plant_store_db_pool_max_connections')).toBe(7);
+      const idle = sample(text, 'plant_store_db_pool_connections{state="idle"}') ?? -1;
+      const busy = sample(text, 'plant_store_db_pool_connections{state="busy"}') ?? -1;
+      expect(idle).toBeGreaterThanOrEqual(1);
+      expect(busy).toBeGreaterThanOrEqual(0);
+      expect(idle + busy).toBeLessThanOrEqual(7);
+      expect(sample(text, 'plant_store_db_pool_waiting')).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+});

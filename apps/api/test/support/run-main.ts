@@ -1,0 +1,50 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+/** One run of the service's entry point as a child process. */
+export interface Run {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** The exit code; null when a signal ended it. */
+  exited: Promise<number | null>;
+}
+
+const runs: Run[] = [];
+
+/** Kills (SIGKILL) every run still alive: for afterEach, so that a failed test leaves no process behind. */
+export function killLeftoverRuns(): void {
+  for (const run of runs.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
+}
+
+/** Runs the service's entry point as `node src/main.ts` with exactly this environment. */
+export function runMain(env: NodeJS.ProcessEnv): Run {
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const run = { child, stdout: () => stdout, stderr: () => stderr, exited };
+  runs.push(run);
+  return run;
+}
+
+/** The URL from the 'listening' log line, once it is written. */
+export async function listeningUrl(run: Run): Promise<string> {
+  for (;;) {
+    const line = run
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"msg":"listening"'));
+    if (line !== undefined) return (JSON.parse(line) as { url: string }).url;
+    if (run.child.exitCode !== null) throw new Error(`main exited: ${run.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
