@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { AppState } from './http/app-state.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { closeConnectionsWhileStopping } from './http/close-while-stopping.ts';
+import { docsAssetHandler, docsPageHandler, openApiDocumentHandler } from './http/docs-routes.ts';
 import { errorResponses } from './http/error-responses.ts';
 import { healthHandler, readinessHandler } from './http/health-routes.ts';
 import { parseJsonBody } from './http/parse-json-body.ts';
@@ -53,6 +54,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   );
   router.get('/healthz', healthHandler());
   router.get('/readyz', readinessHandler(deps.storage, isShuttingDown));
+  // The service describes itself: no token needed (see openapi/openapi-document.ts).
+  router.get('/openapi.json', openApiDocumentHandler());
+  router.get('/docs', docsPageHandler());
+  router.get('/docs/assets/:file', docsAssetHandler());
 
   // Operators' metrics: same port, same bearer tokens as the API (see RELIABILITY.md for why).
   router.get('/metrics', bearerAuth(tokens), metricsHandler(metrics));

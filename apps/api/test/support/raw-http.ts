@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { checkRawExchange, checkResponse } from './openapi-validator.ts';
 
 export interface RawResponse {
   readonly status: number;
@@ -39,6 +40,13 @@ export function nodeRequest(port: number, options: NodeRequest): Promise<RawResp
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
+          checkResponse({
+            method: options.method ?? 'POST',
+            path: options.path ?? '/plants',
+            status: res.statusCode ?? 0,
+            headers: res.headers as Record<string, string | undefined>,
+            body: text,
+          });
           resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
           req.destroy();
         });
@@ -61,7 +69,11 @@ export function rawExchange(port: number, data: string | Uint8Array): Promise<st
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      checkRawExchange(data, text);
+      resolve(text);
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
     });

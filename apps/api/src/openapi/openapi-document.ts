@@ -1,0 +1,277 @@
+import {
+  ErrorBodySchema,
+  HealthBodySchema,
+  NewPlantObjectSchema,
+  PlantResponseSchema,
+  ReadinessBodySchema,
+  toComponentSchema,
+} from './published-schemas.ts';
+
+/** An OpenAPI 3.1 document as plain data; big integers (the int64 bounds) are bigints. */
+export type OpenApiDocument = Record<string, unknown> & {
+  readonly openapi: '3.1.0';
+  readonly paths: Record<string, Record<string, unknown>>;
+  readonly components: Record<string, Record<string, unknown>>;
+};
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const errorResponse = (description: string, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers === undefined ? {} : { headers }),
+  content: json(ref('schemas', 'Error')),
+});
+const NO_TOKEN = [] as const;
+
+type PropertySchema = Record<string, unknown> & { 'x-refused-when'?: string[] };
+
+/** Puts a property's description first, followed by the service's refinements of it, if any. */
+function describeProperty(schema: Record<string, unknown>, name: string, description: string): void {
+  const properties = schema.properties as Record<string, PropertySchema>;
+  const property = properties[name];
+  if (property === undefined) throw new Error(`the schema has no property ${name}`);
+  const refusals = property['x-refused-when'];
+  properties[name] = {
+    ...property,
+    description:
+      refusals === undefined
+        ? description
+        : `${description} Any JSON string is kept exactly, but the service answers 400 for one that no ` +
+          `storage keeps exactly. Its rules, as the 400 message words them: ${refusals.map((rule) => `"${rule}"`).join('; ')}.`,
+  };
+}
+
+function newPlantSchema(): Record<string, unknown> {
+  const schema = toComponentSchema(NewPlantObjectSchema);
+  describeProperty(schema, 'id', 'Identification number of the plant: an int64, held exactly end to end.');
+  describeProperty(schema, 'name', 'The name of the plant.');
+  describeProperty(schema, 'tag', 'Tag to specify the type.');
+  return {
+    ...schema,
+    description:
+      'A plant to create. Fields other than `id`, `name` and `tag` are ignored. ' +
+      'An `id` written `7.0` or `7e0` is the integer 7.',
+    examples: [{ id: 1, name: 'Monstera', tag: 'aroid' }],
+  };
+}
+
+function plantSchema(): Record<string, unknown> {
+  const schema = toComponentSchema(PlantResponseSchema);
+  const properties = schema.properties as Record<string, PropertySchema>;
+  for (const property of Object.values(properties)) delete property['x-refused-when'];
+  describeProperty(schema, 'name', 'The name of the plant, exactly as it was sent.');
+  describeProperty(
+    schema,
+    'tag',
+    'Tag to specify the type; present only when it was sent (an empty tag is a tag).',
+  );
+  return {
+    ...schema,
+    description: 'A plant as the service answers it: never its `id`.',
+    examples: [{ name: 'Monstera', tag: 'aroid' }],
+  };
+}
+
+const DESCRIPTION = `Creates plants in a store: \`POST /plants\` with a bearer token.
+
+Every failure answers \`application/json\` \`{"error": <HTTP status>, "message": "..."}\`. The checks run in this
+order: credential (401), media type (415), size (413), JSON and fields (400), duplicate id (409).
+
+Beyond the operations below: an unknown path answers 404, a known path with another method 405 (with
+\`Allow\`), both with the Error body and without a token. A request that the HTTP parser refuses answers 400,
+431 (headers too large) or 408 (too slow), with the Error body, and the connection is closed. Every answer
+carries \`X-Request-Id\`.`;
+
+/**
+ * The service's OpenAPI 3.1 description, built from the valibot schemas it validates with, so that
+ * it cannot drift from what the service does. Served at GET /openapi.json.
+ */
+export function buildOpenApiDocument(): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Plant Store',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    // Relative: the service that serves this document, whatever its address.
+    servers: [{ url: '/', description: 'This service' }],
+    security: [{ bearerAuth: [] }],
+    paths: {
+      '/plants': {
+        post: {
+          operationId: 'createPlant',
+          summary: 'Creates a new plant in the store.',
+          description:
+            'Creates the plant and answers it without its id. The same `id` sent again with the same `name` ' +
+            'and `tag` is a retry: 200 again, nothing changes. After a 200 the plant is durably stored.',
+          requestBody: { required: true, content: json(ref('schemas', 'NewPlant')) },
+          responses: {
+            '200': {
+              description: 'The plant response, the created plant (or the stored one, for a retry).',
+              content: json(ref('schemas', 'Plant')),
+            },
+            '400': errorResponse(
+              'Unexpected error: the body is not valid UTF-8 JSON, or not a valid NewPlant (the message names ' +
+                'the field and the problem). This includes an `id` outside int64 or with a fraction, and a ' +
+                '`name` or `tag` holding the NUL character or a lone surrogate, which no storage keeps exactly.',
+            ),
+            '401': errorResponse('No credential, or not a valid one.', {
+              'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
+            }),
+            '408': errorResponse('The request took too long to arrive; the connection is closed.'),
+            '409': errorResponse(
+              'A plant with this `id` is stored already with another `name` or `tag`; it is unchanged.',
+            ),
+            '413': errorResponse('The body is larger than the configured limit (64 KiB by default).'),
+            '415': errorResponse('The body is not `application/json`, or names a charset other than UTF-8.'),
+            '500': errorResponse('A fault of the service; the message says nothing internal.'),
+            '503': errorResponse('Storage is unavailable; nothing was stored. Retry later.', {
+              'Retry-After': ref('headers', 'Retry-After'),
+            }),
+          },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'health',
+          summary: 'Whether the process is up (says nothing about storage).',
+          security: NO_TOKEN,
+          responses: {
+            '200': { description: 'The process answers.', content: json(ref('schemas', 'Health')) },
+          },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'readiness',
+          summary: 'Whether to send traffic here: storage answers and the service is not stopping.',
+          security: NO_TOKEN,
+          responses: {
+            '200': { description: 'Ready.', content: json(ref('schemas', 'Readiness')) },
+            '503': errorResponse('Storage does not answer, or the service is stopping.', {
+              'Retry-After': ref('headers', 'Retry-After'),
+            }),
+          },
+        },
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          summary:
+            "The service's metrics, in Prometheus' text format, for operators. Same tokens as the API.",
+          responses: {
+            '200': {
+              description: 'The metrics.',
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+            '401': errorResponse('No credential, or not a valid one.', {
+              'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
+            }),
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openApiDocument',
+          summary: 'This document.',
+          security: NO_TOKEN,
+          responses: {
+            '200': {
+              description:
+                'The OpenAPI 3.1 description of the service; int64 bounds are exact JSON integers.',
+              content: json({ type: 'object' }),
+            },
+          },
+        },
+      },
+      '/docs': {
+        get: {
+          operationId: 'apiReference',
+          summary: 'The API reference page for people, with a "try it out" for each operation.',
+          security: NO_TOKEN,
+          responses: {
+            '200': { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+      '/docs/assets/{file}': {
+        get: {
+          operationId: 'apiReferenceAsset',
+          summary: "The reference page's scripts, styles and icon, served by the service itself.",
+          security: NO_TOKEN,
+          parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': {
+              description: 'The file.',
+              content: {
+                'text/javascript': { schema: { type: 'string' } },
+                'text/css': { schema: { type: 'string' } },
+                'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+              },
+            },
+            '404': errorResponse('No such file.'),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'A token configured on the service (API_TOKENS or API_TOKENS_FILE), sent as `Authorization: Bearer <token>`.',
+        },
+      },
+      schemas: {
+        NewPlant: newPlantSchema(),
+        Plant: plantSchema(),
+        Error: {
+          ...toComponentSchema(ErrorBodySchema),
+          description: 'The body of every failure.',
+          examples: [{ error: 400, message: 'invalid plant: name is required' }],
+        },
+        Health: toComponentSchema(HealthBodySchema),
+        Readiness: toComponentSchema(ReadinessBodySchema),
+      },
+      headers: {
+        'WWW-Authenticate': {
+          description:
+            'The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid.',
+          required: true,
+          schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token")?$' },
+        },
+        'Retry-After': {
+          description: 'Seconds to wait before trying again.',
+          required: true,
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+      },
+      // The answers any request may get, outside the operations above (see the description).
+      responses: {
+        NotFound: errorResponse('Unknown path (paths match exactly). No token needed.'),
+        MethodNotAllowed: errorResponse('Known path, other method. No token needed.', {
+          Allow: { description: 'The methods of the path.', required: true, schema: { type: 'string' } },
+        }),
+        MalformedRequest: errorResponse('The HTTP parser refused the request; the connection is closed.'),
+        RequestTimeout: errorResponse('The request took too long to arrive; the connection is closed.'),
+        RequestHeaderFieldsTooLarge: errorResponse('The headers are over 16 KiB; the connection is closed.'),
+      },
+    },
+  };
+}
+
+// JSON.rawJSON (Node 21+) puts text into JSON.stringify's output as it is: the only way to write an
+// integer beyond 2^53 exactly. Not yet in TypeScript's lib.
+const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+
+/** JSON text of a value in which bigints are written as exact JSON integers. */
+export function stringifyExactJson(value: unknown, space?: number): string {
+  return JSON.stringify(
+    value,
+    (_key, item) => (typeof item === 'bigint' ? rawJSON(item.toString()) : item),
+    space,
+  );
+}

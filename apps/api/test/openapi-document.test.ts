@@ -1,0 +1,236 @@
+import { INT64_MAX, INT64_MIN, InvalidPlantError, parseNewPlant } from '@plant-store/domain';
+import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/docs-routes.ts';
+import { buildOpenApiDocument, stringifyExactJson } from '../src/openapi/openapi-document.ts';
+import { expectErrorResponse } from './support/expect-error.ts';
+import { checkedCount, responseViolations } from './support/openapi-validator.ts';
+import { startTestServer, type TestServer } from './support/test-server.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON documents, read by path in the assertions.
+type JsonObject = Record<string, any>;
+
+/** JSON.parse in which every integer is an exact bigint (the reviver sees each number's source text). */
+function parseWithBigInts(text: string): JsonObject {
+  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined && /^-?\d+$/.test(context.source)
+      ? BigInt(context.source)
+      : value,
+  );
+}
+
+let server: TestServer;
+let served: string;
+let document: JsonObject;
+beforeAll(async () => {
+  server = await startTestServer(openMemoryPlantStorage());
+  served = await (await fetch(`${server.url}/openapi.json`)).text();
+  document = parseWithBigInts(served);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('GET /openapi.json', () => {
+  it('when it is asked without a token, then it answers 200 with the JSON the code builds', async () => {
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.text()).toBe(stringifyExactJson(buildOpenApiDocument(), 2));
+  });
+
+  it('when the int64 bounds are written, then their digits are exact, not rounded doubles', () => {
+    expect(served).toContain('"minimum": -9223372036854775808');
+    expect(served).toContain('"maximum": 9223372036854775807');
+    expect(served).not.toContain('9223372036854776000');
+    const id = document.components.schemas.NewPlant.properties.id;
+    expect(id).toEqual({
+      type: 'integer',
+      format: 'int64',
+      minimum: INT64_MIN,
+      maximum: INT64_MAX,
+      description: expect.any(String),
+    });
+  });
+
+  it('when a maintained OpenAPI validator reads it, then it is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(JSON.parse(served));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+  });
+
+  it('when it is read, then it says OpenAPI 3.1.0, version 1.0.0, MIT, and bearer auth for the whole interface', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toMatchObject({
+      title: 'Plant Store',
+      version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
+    });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('when POST /plants is read, then it lists every status the service answers, each failure with the Error schema', () => {
+    const operation = document.paths['/plants'].post;
+    expect(operation.security).toBeUndefined(); // the document's bearerAuth applies
+    expect(operation.requestBody).toEqual({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+    });
+    const statuses = Object.keys(operation.responses);
+    expect(statuses).toEqual(
+      expect.arrayContaining(['200', '400', '401', '409', '413', '415', '500', '503']),
+    );
+    expect(operation.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Plant',
+    });
+    for (const status of statuses.filter((s) => s !== '200'))
+      expect(operation.responses[status].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
+    expect(operation.responses['401'].headers['WWW-Authenticate']).toEqual({
+      $ref: '#/components/headers/WWW-Authenticate',
+    });
+    expect(operation.responses['503'].headers['Retry-After']).toBeDefined();
+  });
+
+  it('when the health endpoints are read, then they need no token', () => {
+    expect(document.paths['/healthz'].get.security).toEqual([]);
+    expect(document.paths['/readyz'].get.security).toEqual([]);
+    expect(Object.keys(document.paths['/readyz'].get.responses)).toEqual(['200', '503']);
+    expect(document.paths['/openapi.json'].get.security).toEqual([]);
+    expect(document.paths['/docs'].get.security).toEqual([]);
+  });
+
+  it('when NewPlant is read, then unknown fields stay allowed, as the service ignores them', () => {
+    const schema = document.components.schemas.NewPlant;
+    expect(schema.type).toBe('object');
+    expect(schema.required).toEqual(['id', 'name']);
+    expect(schema).not.toHaveProperty('additionalProperties');
+    expect(schema).not.toHaveProperty('unevaluatedProperties');
+  });
+
+  it.each([
+    ['the NUL character', 'a\u0000b'],
+    ['a lone surrogate', 'a\ud800'],
+  ])(
+    'when a name holds %s, then the 400 message is one of the refusals the document lists',
+    (_label, name) => {
+      const refusals: string[] = document.components.schemas.NewPlant.properties.name['x-refused-when'];
+      let error: unknown;
+      try {
+        parseNewPlant({ id: 1n, name });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(InvalidPlantError);
+      expect(refusals).toContain((error as InvalidPlantError).issues[0]?.problem);
+      expect(document.components.schemas.NewPlant.properties.name.description).toContain(
+        (error as InvalidPlantError).issues[0]?.problem,
+      );
+    },
+  );
+
+  it('when the same document is built twice, then it is the same: nothing in it depends on the run', () => {
+    expect(stringifyExactJson(buildOpenApiDocument())).toBe(stringifyExactJson(buildOpenApiDocument()));
+  });
+});
+
+describe('GET /docs and its assets', () => {
+  it('when the page is asked without a token, then it is HTML with a strict Content-Security-Policy', async () => {
+    const response = await fetch(`${server.url}/docs`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toBe(DOCS_CONTENT_SECURITY_POLICY);
+    expect(DOCS_CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
+    expect(DOCS_CONTENT_SECURITY_POLICY).toContain("connect-src 'self'");
+    const html = await response.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).not.toMatch(/<script>/);
+  });
+
+  it.each([
+    ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+    ['swagger-ui.css', 'text/css; charset=utf-8'],
+    ['docs-page.js', 'text/javascript; charset=utf-8'],
+    ['favicon-32x32.png', 'image/png'],
+  ])('when the asset %s is asked, then it is served from the package, as %s', async (file, type) => {
+    const response = await fetch(`${server.url}/docs/assets/${file}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(type);
+    expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(100);
+  });
+
+  it.each(['index.js', '..%2Fpackage.json', 'swagger-ui.js.map', '__proto__'])(
+    'when an unknown asset %s is asked, then it answers a JSON 404',
+    async (file) => {
+      await expectErrorResponse(await fetch(`${server.url}/docs/assets/${file}`), 404);
+    },
+  );
+});
+
+describe('the response validation the HTTP tests run', () => {
+  const plantsAnswer = {
+    method: 'POST',
+    path: '/plants',
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  };
+
+  it('when a test receives an answer from the service, then the answer is checked', async () => {
+    const before = await checkedCount();
+    await fetch(`${server.url}/healthz`);
+    expect(await checkedCount()).toBe(before + 1);
+  });
+
+  it('when answers match the document, then it finds nothing wrong', () => {
+    expect(responseViolations({ ...plantsAnswer, status: 200, body: '{"name":"a","tag":""}' })).toEqual([]);
+    expect(responseViolations({ ...plantsAnswer, status: 409, body: '{"error":409,"message":"x"}' })).toEqual(
+      [],
+    );
+    expect(
+      responseViolations({
+        ...plantsAnswer,
+        method: 'GET',
+        status: 405,
+        headers: { ...plantsAnswer.headers, allow: 'POST' },
+        body: '{"error":405,"message":"x"}',
+      }),
+    ).toEqual([]);
+    expect(
+      responseViolations({
+        ...plantsAnswer,
+        path: '/nowhere',
+        status: 404,
+        body: '{"error":404,"message":"x"}',
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['an undocumented status', { status: 418, body: '{"error":418,"message":"x"}' }, /not documented/],
+    ['a 200 without a name', { status: 200, body: '{"tag":"a"}' }, /does not match/],
+    ['a 200 whose name is a number', { status: 200, body: '{"name":1}' }, /does not match/],
+    ['an Error without message', { status: 400, body: '{"error":400}' }, /does not match/],
+    [
+      'a 401 without WWW-Authenticate',
+      { status: 401, body: '{"error":401,"message":"x"}' },
+      /no WWW-Authenticate/,
+    ],
+    ['a body that is not JSON', { status: 400, body: 'oops' }, /not JSON/],
+    [
+      'another content type',
+      { status: 200, body: '{"name":"a"}', headers: { 'content-type': 'text/plain' } },
+      /content type/,
+    ],
+  ])('when an answer has %s, then it says so', (_label, answer, problem) => {
+    const violations = responseViolations({ ...plantsAnswer, ...answer });
+    expect(violations.join('\n')).toMatch(problem);
+  });
+
+  it('when a path is not documented, then only a 404 or a malformed-request answer fits', () => {
+    expect(responseViolations({ ...plantsAnswer, path: '/secret', status: 200, body: '{}' })[0]).toMatch(
+      /path is not documented/,
+    );
+  });
+});
