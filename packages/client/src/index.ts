@@ -1,0 +1,13 @@
+export { parseExactJson, stringifyExactJson } from './exact-json.ts';
+export type { components, operations, paths } from './generated/openapi.ts';
+export {
+  type CreatePlantErrorStatus,
+  type CreatePlantResult,
+  createPlantStoreClient,
+  type ErrorBody,
+  type NewPlant,
+  type Plant,
+  type PlantStoreClient,
+  type PlantStoreClientOptions,
+  UnexpectedResponseError,
+} from './plant-store-client.ts';
