@@ -1,0 +1,78 @@
+import { parseArgs } from 'node:util';
+import { TARGET_KEYS, type TargetKey } from './results.ts';
+
+export interface BenchOptions {
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  /** Every target this many times, in turn; each figure is the best round's (see bench/README.md). */
+  readonly rounds: number;
+  readonly connections: readonly number[];
+  /** Absent: every target, and the run writes latest.json and BENCHMARKS.md. */
+  readonly only?: readonly TargetKey[];
+  readonly write: boolean;
+  readonly adminDatabaseUrl: string;
+  readonly seedRows: number;
+}
+
+export const USAGE = `Usage: pnpm bench [options]
+
+  --duration <s>        seconds of load per level (default 10)
+  --quick               3 s per level and a 1 s warm-up
+  --rounds <n>          run every target n times, in turn, and keep each level's best round
+                        (default 1): on a shared machine, others' work only ever slows a round
+  --connections <list>  concurrency levels (default 1,16,64)
+  --only <list>         run only these targets: ${TARGET_KEYS.join(', ')}
+                        (figures go to bench/results/partial.json; BENCHMARKS.md is left alone)
+  --no-write            print only, write no file
+  -h, --help
+
+Environment: BENCH_DATABASE_URL, a PostgreSQL server on this machine
+(default postgres://postgres@127.0.0.1:5432/postgres); the bench creates and uses its own
+database plant_store_bench there.`;
+
+function positiveNumber(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number, not "${text}"`);
+  return value;
+}
+
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      duration: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      connections: { type: 'string' },
+      rounds: { type: 'string' },
+      only: { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const durationSeconds =
+    values.duration !== undefined ? positiveNumber('--duration', values.duration) : values.quick ? 3 : 10;
+  const connections = (values.connections ?? '1,16,64')
+    .split(',')
+    .map((text) => Math.round(positiveNumber('--connections', text)));
+  let only: TargetKey[] | undefined;
+  if (values.only !== undefined) {
+    only = values.only.split(',').map((name) => {
+      const key = TARGET_KEYS.find((known) => known === name.trim());
+      if (key === undefined)
+        throw new Error(`--only: unknown target "${name}"; known: ${TARGET_KEYS.join(', ')}`);
+      return key;
+    });
+  }
+  return {
+    durationSeconds,
+    warmupSeconds: values.quick ? 1 : 2,
+    rounds: values.rounds === undefined ? 1 : Math.round(positiveNumber('--rounds', values.rounds)),
+    connections,
+    ...(only ? { only } : {}),
+    write: !values['no-write'],
+    adminDatabaseUrl: env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    seedRows: 1_000_000,
+  };
+}

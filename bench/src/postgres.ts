@@ -1,0 +1,102 @@
+// The PostgreSQL side of the bench: a database of its own on the server (never the shared `test`
+// one), its tables dropped and made anew for each target, and the 1,000,000-plant seed.
+import pg from 'pg';
+
+export const BENCH_DATABASE = 'plant_store_bench';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1', '']);
+
+/** The bench database's URL on the server of `adminUrl`; refuses any host but loopback. */
+export function benchDatabaseUrl(adminUrl: string): string {
+  const url = new URL(adminUrl);
+  if (!LOOPBACK_HOSTS.has(url.hostname) && !url.hostname.startsWith('127.')) {
+    throw new Error(`BENCH_DATABASE_URL must point at this machine (loopback), not ${url.hostname}`);
+  }
+  url.pathname = `/${BENCH_DATABASE}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates the bench database when it is missing; answers the server's version. */
+export async function ensureBenchDatabase(adminUrl: string): Promise<string> {
+  return withClient(adminUrl, async (client) => {
+    const { rows } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [BENCH_DATABASE]);
+    if (rows.length === 0) await client.query(`CREATE DATABASE ${BENCH_DATABASE}`);
+    const version = await client.query<{ server_version: string }>('SHOW server_version');
+    return version.rows[0]?.server_version ?? 'unknown';
+  });
+}
+
+/** Settings that decide what a commit costs, for the record. */
+export async function durabilitySettings(url: string): Promise<Record<string, string>> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ name: string; setting: string; unit: string | null }>(
+      `SELECT name, setting, unit FROM pg_settings
+       WHERE name IN ('fsync', 'synchronous_commit', 'wal_sync_method', 'commit_delay', 'shared_buffers', 'max_connections')
+       ORDER BY name`,
+    );
+    return Object.fromEntries(
+      rows.map((row) => [row.name, row.unit ? `${row.setting} ${row.unit}` : row.setting]),
+    );
+  });
+}
+
+/**
+ * Drops every table of the bench database (the service's, with its migration bookkeeping, and the
+ * baselines'), so each target starts on an empty database; then a checkpoint, so that one left
+ * over from the previous target's writes does not land in the next target's figures.
+ */
+export async function resetBenchDatabase(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query(
+      'DROP TABLE IF EXISTS plants, kysely_migration, kysely_migration_lock, bench_plants, pgbench_plants CASCADE',
+    );
+    await client.query('CHECKPOINT');
+  });
+}
+
+export async function checkpoint(url: string): Promise<void> {
+  await withClient(url, (client) => client.query('CHECKPOINT'));
+}
+
+export async function createPgbenchTable(url: string): Promise<void> {
+  await withClient(url, (client) =>
+    client.query(
+      'CREATE TABLE pgbench_plants (id bigint PRIMARY KEY, name text NOT NULL, tag text, created_at timestamptz NOT NULL DEFAULT now())',
+    ),
+  );
+}
+
+export async function countRows(url: string, table: string): Promise<number> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ count: string }>(`SELECT count(*) AS count FROM ${table}`);
+    return Number(rows[0]?.count ?? 0);
+  });
+}
+
+/**
+ * Adds `count` plants to the service's table, in one statement. Their ids are random negative
+ * int64s: spread over the whole index as real ids would be, and never equal to the bench's own
+ * ids, which are positive. Vacuumed and analysed afterwards, as autovacuum would have by then.
+ */
+export async function seedPlants(url: string, count: number): Promise<void> {
+  await withClient(url, async (client) => {
+    await client.query(
+      `INSERT INTO plants (id, name, tag)
+       SELECT -1 - (random() * 4.6e18)::bigint, 'Monstera deliciosa', 'aroid' FROM generate_series(1, $1)
+       ON CONFLICT DO NOTHING`,
+      [count],
+    );
+    await client.query('VACUUM ANALYZE plants');
+    await client.query('CHECKPOINT');
+  });
+}

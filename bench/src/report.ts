@@ -1,0 +1,338 @@
+// Turns a run's figures into ratios, the issue's targets with PASS/FAIL, a table for the terminal
+// and BENCHMARKS.md.
+import {
+  type BenchReport,
+  COMPARISONS,
+  type Comparison,
+  type Goal,
+  type LevelFigures,
+  PRIMARY_BASELINE,
+  TARGET_LABELS,
+  type TargetKey,
+  type TargetRun,
+} from './results.ts';
+
+function level(runs: readonly TargetRun[], key: TargetKey, connections: number): LevelFigures | undefined {
+  return runs.find((run) => run.key === key)?.levels.find((figures) => figures.connections === connections);
+}
+
+/**
+ * One run per target from several rounds: for each level, the round with the most req/s. Others'
+ * work on a shared machine only ever slows a round down, so the best round is the least disturbed.
+ */
+export function bestOfRounds(rounds: readonly (readonly TargetRun[])[]): TargetRun[] {
+  if (rounds.length === 1) return [...(rounds[0] ?? [])];
+  const merged = new Map<TargetKey, TargetRun>();
+  for (const run of rounds.flat()) {
+    const kept = merged.get(run.key);
+    if (!kept) {
+      merged.set(run.key, { ...run, levels: [...run.levels], notes: [...run.notes] });
+      continue;
+    }
+    for (const figures of run.levels) {
+      const index = kept.levels.findIndex((known) => known.connections === figures.connections);
+      if (index === -1) kept.levels.push(figures);
+      else if (figures.requestsPerSecond > (kept.levels[index]?.requestsPerSecond ?? 0))
+        kept.levels[index] = figures;
+    }
+    for (const note of run.notes) if (!kept.notes.includes(note)) kept.notes.push(note);
+    if (run.error !== undefined)
+      kept.error = kept.error === undefined ? run.error : `${kept.error}\n${run.error}`;
+  }
+  for (const run of merged.values()) run.levels.sort((a, b) => a.connections - b.connections);
+  return [...merged.values()];
+}
+
+export function compare(runs: readonly TargetRun[]): Comparison[] {
+  const comparisons: Comparison[] = [];
+  for (const [subject, baseline] of COMPARISONS) {
+    const ratios = (runs.find((run) => run.key === subject)?.levels ?? []).flatMap((figures) => {
+      const base = level(runs, baseline, figures.connections);
+      if (!base) return [];
+      return [
+        {
+          connections: figures.connections,
+          requestsPerSecond: figures.requestsPerSecond / base.requestsPerSecond,
+          p99: figures.p99Ms / base.p99Ms,
+        },
+      ];
+    });
+    if (ratios.length > 0) comparisons.push({ subject, baseline, ratios });
+  }
+  return comparisons;
+}
+
+const MB = 1024 * 1024;
+
+export function evaluateGoals(runs: readonly TargetRun[], connections: readonly number[]): Goal[] {
+  const goals: Goal[] = [];
+  const ratio = (subject: TargetKey, baseline: TargetKey, c: number) => {
+    const a = level(runs, subject, c);
+    const b = level(runs, baseline, c);
+    return a && b ? { rps: a.requestsPerSecond / b.requestsPerSecond, p99: a.p99Ms / b.p99Ms } : undefined;
+  };
+  const judge = (goal: string, value: number | undefined, pass: (value: number) => boolean, show: string) =>
+    goals.push(
+      value === undefined || Number.isNaN(value)
+        ? { goal, measured: 'not measured in this run', status: 'NOT MEASURED' }
+        : { goal, measured: show.replace('%', format.ratio(value)), status: pass(value) ? 'PASS' : 'FAIL' },
+    );
+
+  for (const c of [16, 64]) {
+    judge(
+      `PostgreSQL c${c}: req/s >= 1.0x node:http + pg`,
+      ratio('postgres', 'bare-pg', c)?.rps,
+      (v) => v >= 1,
+      `%`,
+    );
+    judge(
+      `PostgreSQL c${c}: p99 <= 1.3x node:http + pg`,
+      ratio('postgres', 'bare-pg', c)?.p99,
+      (v) => v <= 1.3,
+      `%`,
+    );
+  }
+  const before = [1, 64]
+    .map((c) => level(runs, 'postgres', c))
+    .filter((figures) => figures !== undefined)
+    .map((figures) => `c${figures.connections} ${format.rps(figures.requestsPerSecond)} req/s`);
+  goals.push({
+    goal: 'group commit: req/s >= 1.5x at c64 (c1 measured too)',
+    measured:
+      before.length > 0
+        ? `not built yet; the figures before it: ${before.join(', ')}`
+        : 'not built yet; no PostgreSQL figures in this run',
+    status: 'PENDING',
+  });
+  for (const c of connections) {
+    judge(`memory c${c}: req/s >= 0.85x koa minimal`, ratio('memory', 'koa', c)?.rps, (v) => v >= 0.85, '%');
+  }
+  for (const c of connections) {
+    const memoryVsBare = ratio('memory', 'bare', c)?.rps;
+    if (memoryVsBare !== undefined) {
+      goals.push({
+        goal: `memory c${c}: req/s vs bare node:http (reported, no target)`,
+        measured: format.ratio(memoryVsBare),
+        status: 'INFO',
+      });
+    }
+  }
+  for (const c of connections) {
+    const json = level(runs, 'json-server', c);
+    judge(
+      `embedded c${c}: req/s >= 10x json-server`,
+      ratio('embedded', 'json-server', c)?.rps,
+      (v) => v >= 10,
+      json ? `% (json-server ${format.rps(json.requestsPerSecond)} creates/s)` : '%',
+    );
+  }
+  judge(
+    'PostgreSQL with 1,000,000 plants stored, c64: req/s >= 0.9x the empty table',
+    ratio('growth', 'postgres', 64)?.rps,
+    (v) => v >= 0.9,
+    '%',
+  );
+  const rss = level(runs, 'postgres', 64)?.peakRssBytes;
+  judge(
+    'PostgreSQL c64: server peak RSS <= 150 MB',
+    rss === undefined ? undefined : rss / MB,
+    (v) => v <= 150,
+    `${rss === undefined ? '' : format.mb(rss)}`,
+  );
+  return goals;
+}
+
+export const format = {
+  rps: (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '-'),
+  ms: (value: number | undefined) =>
+    value === undefined || !Number.isFinite(value)
+      ? '-'
+      : value < 1
+        ? value.toFixed(3)
+        : value < 10
+          ? value.toFixed(2)
+          : value.toFixed(1),
+  mb: (bytes: number | undefined) => (bytes === undefined ? '-' : `${Math.round(bytes / MB)} MB`),
+  percent: (value: number | undefined) =>
+    value === undefined || !Number.isFinite(value) ? '-' : `${Math.round(value)}%`,
+  micros: (value: number | undefined) =>
+    value === undefined || !Number.isFinite(value) ? '-' : String(Math.round(value)),
+  ratio: (value: number | undefined) =>
+    value === undefined || !Number.isFinite(value) ? '-' : `${value.toFixed(2)}x`,
+};
+
+/** Server CPU time per answered request, in microseconds: steadier than req/s when others share the machine. */
+function cpuPerRequestUs(figures: LevelFigures): number | undefined {
+  if (figures.serverCpuPercent === undefined || figures.requestsPerSecond === 0) return undefined;
+  return ((figures.serverCpuPercent / 100) * 1e6) / figures.requestsPerSecond;
+}
+
+const RESULT_HEADERS = [
+  'target',
+  'conns',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'peak RSS',
+  'server CPU',
+  'CPU us/req',
+  'load gen CPU',
+  'machine CPU',
+  'baseline',
+  'x req/s',
+  'x p99',
+];
+// Right-aligned columns, for numbers.
+const RESULT_RIGHT = [false, true, true, true, true, true, true, true, true, true, true, false, true, true];
+
+function resultRows(report: BenchReport): string[][] {
+  const rows: string[][] = [];
+  for (const run of report.runs) {
+    const baselineKey = PRIMARY_BASELINE[run.key];
+    for (const figures of run.levels) {
+      const base = baselineKey ? level(report.runs, baselineKey, figures.connections) : undefined;
+      rows.push([
+        run.label,
+        `c${figures.connections}`,
+        format.rps(figures.requestsPerSecond),
+        format.ms(figures.p50Ms),
+        format.ms(figures.p99Ms),
+        String(figures.non2xx + figures.socketErrors),
+        format.mb(figures.peakRssBytes),
+        format.percent(figures.serverCpuPercent),
+        format.micros(cpuPerRequestUs(figures)),
+        format.percent(figures.loadGeneratorCpuPercent),
+        format.percent(figures.machineCpuPercent),
+        baselineKey ? baselineKey : '',
+        base ? format.ratio(figures.requestsPerSecond / base.requestsPerSecond) : '',
+        base ? format.ratio(figures.p99Ms / base.p99Ms) : '',
+      ]);
+    }
+    if (run.error !== undefined) {
+      rows.push([run.label, '-', 'FAILED', ...Array<string>(11).fill('')]);
+    }
+  }
+  return rows;
+}
+
+function failures(report: BenchReport): string[] {
+  return report.runs.flatMap((run) =>
+    run.error === undefined ? [] : [`FAILED ${run.label}: ${run.error.split('\n')[0] ?? ''}`],
+  );
+}
+
+function comparisonTable(report: BenchReport): { headers: string[]; rows: string[][]; right: boolean[] } {
+  const connections = report.settings.connections;
+  const headers = ['ratio', ...connections.map((c) => `req/s c${c}`), ...connections.map((c) => `p99 c${c}`)];
+  const rows = report.comparisons.map((comparison) => {
+    const at = (c: number) => comparison.ratios.find((ratio) => ratio.connections === c);
+    return [
+      `${TARGET_LABELS[comparison.subject]} / ${TARGET_LABELS[comparison.baseline]}`,
+      ...connections.map((c) => format.ratio(at(c)?.requestsPerSecond)),
+      ...connections.map((c) => format.ratio(at(c)?.p99)),
+    ];
+  });
+  return { headers, rows, right: headers.map((_, index) => index > 0) };
+}
+
+function textTable(headers: string[], rows: string[][], right: boolean[]): string {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        right[column] ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+function markdownTable(headers: string[], rows: string[][], right: boolean[]): string {
+  const line = (cells: string[]) => `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
+  return [line(headers), `|${right.map((r) => (r ? '---:' : '---')).join('|')}|`, ...rows.map(line)].join(
+    '\n',
+  );
+}
+
+export function renderText(report: BenchReport): string {
+  const comparisons = comparisonTable(report);
+  const width = Math.max(...report.goals.map((goal) => goal.goal.length));
+  return [
+    textTable(RESULT_HEADERS, resultRows(report), RESULT_RIGHT),
+    ...failures(report),
+    '',
+    textTable(comparisons.headers, comparisons.rows, comparisons.right),
+    '',
+    ...report.goals.map((goal) => `${goal.status.padEnd(12)} ${goal.goal.padEnd(width)}  ${goal.measured}`),
+  ].join('\n');
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const { machine, settings } = report;
+  const comparisons = comparisonTable(report);
+  const pg = machine.postgresSettings;
+  const notes = [
+    ...failures(report),
+    ...report.runs.flatMap((run) => run.notes.map((note) => `${run.label}: ${note}`)),
+  ].map((note) => `- ${note}`);
+  return `# Benchmarks
+
+The figures of the last full \`pnpm bench\` run, written by it: do not edit by hand. How the bench
+works, and how to rerun a part of it: [bench/README.md](bench/README.md).
+
+## Machine
+
+| | |
+|---|---|
+| Date | ${machine.date} |
+| CPU | ${machine.cpuModel}, ${machine.cores} cores |
+| Memory | ${machine.memoryGiB} GiB |
+| OS | ${machine.kernel} |
+| Node | ${machine.node} |
+| PostgreSQL | ${machine.postgres ?? 'not reached'}${
+    pg
+      ? ` (${Object.entries(pg)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(', ')})`
+      : ''
+  } |
+| pgbench | ${machine.pgbench ?? 'not found'} |
+| Packages | ${Object.entries(machine.packages)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(', ')} |
+| Commit | ${machine.gitCommit} |
+| Load before the run | load average ${machine.loadAverageAtStart.toFixed(2)}, ${format.percent(machine.backgroundCpuPercent)} of the machine busy |
+| Load | ${settings.durationSeconds} s per level at ${settings.connections.map((c) => `c${c}`).join(', ')} (keep-alive connections, one request in flight each), after a ${settings.warmupSeconds} s warm-up; ${settings.rounds === 1 ? 'one round' : `best of ${settings.rounds} rounds, each level on its own`}; whole run ${Math.round(report.wallSeconds)} s |
+
+The load generator (autocannon), the server, PostgreSQL and anything else running share these
+cores: a figure is this machine's figure, and the ratios, all taken in the same run, are what to
+compare.${
+    machine.backgroundCpuPercent > 25
+      ? `\n\n**This run was disturbed**: the machine was already ${format.percent(machine.backgroundCpuPercent)} busy with others' work before it started, so its figures are low and scattered.`
+      : ''
+  }
+
+## Results
+
+${markdownTable(RESULT_HEADERS, resultRows(report), RESULT_RIGHT)}
+
+req/s counts 2xx answers; p50 and p99 are their latencies. errors: non-2xx answers plus socket
+errors and timeouts. peak RSS: the server process's resident memory at its highest during that
+level. CPU: % of one core for the server process and for the load generator, % of all cores
+for the machine; CPU us/req: the server process's CPU time per answered request, which others'
+work on the machine disturbs less than req/s. baseline: the figure each row is a ratio to (x p99 below 1 is better).
+
+## Ratios
+
+${markdownTable(comparisons.headers, comparisons.rows, comparisons.right)}
+
+## Targets
+
+| Status | Target | Measured |
+|---|---|---|
+${report.goals.map((goal) => `| ${goal.status} | ${goal.goal} | ${goal.measured} |`).join('\n')}
+${notes.length > 0 ? `\n## Notes\n\n${notes.join('\n')}\n` : ''}`;
+}

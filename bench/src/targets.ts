@@ -1,0 +1,296 @@
+// How each target is started and measured. Every server runs as a child process on an ephemeral
+// loopback port with the same keep-alive load, the same payloads and the same token.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type LoadResult, nextInt64Body, nextSafeIntegerBody, runLoad } from './load.ts';
+import type { BenchOptions } from './options.ts';
+import { runPgbench } from './pgbench.ts';
+import { checkpoint, countRows, createPgbenchTable, resetBenchDatabase, seedPlants } from './postgres.ts';
+import {
+  machineCpuSeconds,
+  PeakRss,
+  processCpuSeconds,
+  type RunningChild,
+  type ServerSpec,
+  startServer,
+} from './processes.ts';
+import { format } from './report.ts';
+import { type LevelFigures, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
+import { makeTempDir } from './temp-dirs.ts';
+
+export interface BenchContext {
+  readonly root: string;
+  readonly token: string;
+  readonly options: BenchOptions;
+  readonly selected: ReadonlySet<TargetKey>;
+  /** The bench database, when the PostgreSQL server answered. */
+  readonly postgresUrl?: string;
+  readonly postgresProblem?: string;
+  readonly log: (line: string) => void;
+}
+
+function serverEnv(context: BenchContext, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  // Nothing of the bench's own environment leaks in (a DATABASE_URL set in the shell, say).
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    API_TOKENS: context.token,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+function describeLevel(figures: LevelFigures): string {
+  const errors = figures.non2xx + figures.socketErrors;
+  return (
+    `  c${figures.connections}: ${format.rps(figures.requestsPerSecond)} req/s, ` +
+    `p50 ${format.ms(figures.p50Ms)} ms, p99 ${format.ms(figures.p99Ms)} ms, errors ${errors}` +
+    (figures.peakRssBytes === undefined ? '' : `, peak RSS ${format.mb(figures.peakRssBytes)}`) +
+    (figures.serverCpuPercent === undefined
+      ? ''
+      : `, server CPU ${format.percent(figures.serverCpuPercent)}`) +
+    `, load gen CPU ${format.percent(figures.loadGeneratorCpuPercent)}, machine ${format.percent(figures.machineCpuPercent)}`
+  );
+}
+
+/** One level of load against a running server, with its memory and CPU while under it. */
+async function measureLevel(
+  context: BenchContext,
+  child: RunningChild,
+  connections: number,
+  nextBody: () => string,
+): Promise<LevelFigures> {
+  const peak = new PeakRss(child.pid);
+  const serverCpuBefore = processCpuSeconds(child.pid);
+  const machineBefore = machineCpuSeconds();
+  const result: LoadResult = await runLoad({
+    url: child.url,
+    connections,
+    durationSeconds: context.options.durationSeconds,
+    token: context.token,
+    nextBody,
+  });
+  const machineAfter = machineCpuSeconds();
+  const figures: LevelFigures = {
+    ...result,
+    peakRssBytes: peak.finish(),
+    serverCpuPercent: ((processCpuSeconds(child.pid) - serverCpuBefore) / result.durationSeconds) * 100,
+    machineCpuPercent:
+      ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
+  };
+  if (child.exited()) throw new Error(`${child.name} died under load:\n${child.recentOutput()}`);
+  context.log(describeLevel(figures));
+  return figures;
+}
+
+/** One request before the load, so that a target that refuses it fails loudly instead of measuring its errors. */
+async function checkOneCreate(
+  context: BenchContext,
+  child: RunningChild,
+  nextBody: () => string,
+): Promise<void> {
+  const response = await fetch(`${child.url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${context.token}`, 'content-type': 'application/json' },
+    body: nextBody(),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST /plants answered ${response.status} before the load: ${text}`);
+}
+
+async function warmUp(context: BenchContext, child: RunningChild, nextBody: () => string): Promise<void> {
+  await runLoad({
+    url: child.url,
+    connections: 16,
+    durationSeconds: context.options.warmupSeconds,
+    token: context.token,
+    nextBody,
+  });
+}
+
+interface ServerTarget {
+  readonly key: TargetKey;
+  readonly spec: ServerSpec;
+  readonly nextBody: () => string;
+  readonly connections?: readonly number[];
+  /** Before each level: a checkpoint for the targets on PostgreSQL. */
+  readonly beforeLevel?: () => Promise<void>;
+  /** After the levels, with the server still up: the 1M-row run. */
+  readonly afterLevels?: (child: RunningChild, run: TargetRun) => Promise<TargetRun[]>;
+}
+
+async function runServerTarget(context: BenchContext, target: ServerTarget): Promise<TargetRun[]> {
+  const run: TargetRun = { key: target.key, label: TARGET_LABELS[target.key], levels: [], notes: [] };
+  const child = await startServer(target.spec);
+  context.log(`  up at ${child.url} (pid ${child.pid})`);
+  try {
+    await checkOneCreate(context, child, target.nextBody);
+    await warmUp(context, child, target.nextBody);
+    for (const connections of target.connections ?? context.options.connections) {
+      await target.beforeLevel?.();
+      run.levels.push(await measureLevel(context, child, connections, target.nextBody));
+    }
+    const more = (await target.afterLevels?.(child, run)) ?? [];
+    return [run, ...more];
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+    return [run];
+  } finally {
+    await child.stop();
+  }
+}
+
+function nodeServer(
+  context: BenchContext,
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd?: string,
+) {
+  return {
+    name,
+    args: () => args,
+    env: serverEnv(context, env),
+    cwd: cwd ?? context.root,
+    readyPath: '/healthz',
+  } satisfies ServerSpec;
+}
+
+function requirePostgres(context: BenchContext): string {
+  if (context.postgresUrl === undefined)
+    throw new Error(`PostgreSQL unavailable: ${context.postgresProblem}`);
+  return context.postgresUrl;
+}
+
+const baselinePath = (context: BenchContext, file: string) =>
+  join(context.root, 'bench', 'src', 'baselines', file);
+const apiMain = (context: BenchContext) => join(context.root, 'apps', 'api', 'src', 'main.ts');
+
+function requireApi(context: BenchContext): string {
+  const main = apiMain(context);
+  if (!existsSync(main)) throw new Error(`the service is not there yet: ${main} is missing`);
+  return main;
+}
+
+async function runGrowth(context: BenchContext, url: string, child: RunningChild): Promise<TargetRun> {
+  const run: TargetRun = { key: 'growth', label: TARGET_LABELS.growth, levels: [], notes: [] };
+  try {
+    const started = performance.now();
+    await seedPlants(url, context.options.seedRows);
+    const rows = await countRows(url, 'plants');
+    context.log(
+      `  seeded ${context.options.seedRows.toLocaleString('en-US')} plants in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+        `${rows.toLocaleString('en-US')} rows now`,
+    );
+    run.notes.push(
+      `${context.options.seedRows.toLocaleString('en-US')} plants seeded on top of those the earlier levels stored`,
+    );
+    await checkpoint(url);
+    run.levels.push(await measureLevel(context, child, 64, nextInt64Body));
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+  }
+  return run;
+}
+
+/** Runs one target (the PostgreSQL service also runs the 1M-row growth run when it is selected). */
+export async function runTarget(context: BenchContext, key: TargetKey): Promise<TargetRun[]> {
+  switch (key) {
+    case 'bare':
+      return runServerTarget(context, {
+        key,
+        spec: nodeServer(context, 'bare node:http', [baselinePath(context, 'bare-http.ts')]),
+        nextBody: nextInt64Body,
+      });
+    case 'koa':
+      return runServerTarget(context, {
+        key,
+        spec: nodeServer(context, 'koa minimal', [baselinePath(context, 'koa-minimal.ts')]),
+        nextBody: nextInt64Body,
+      });
+    case 'memory':
+      return runServerTarget(context, {
+        key,
+        spec: nodeServer(context, 'service (memory:)', [requireApi(context)], { DATABASE_URL: 'memory:' }),
+        nextBody: nextInt64Body,
+      });
+    case 'embedded': {
+      // As a user starts it: DATABASE_URL unset, so PGlite keeps its data in ./data of the working directory.
+      const cwd = makeTempDir('embedded');
+      return runServerTarget(context, {
+        key,
+        spec: {
+          ...nodeServer(context, 'service (embedded)', [requireApi(context)], {}, cwd),
+          startTimeoutMs: 120_000,
+        },
+        nextBody: nextInt64Body,
+      });
+    }
+    case 'json-server': {
+      const dir = makeTempDir('json-server');
+      const db = join(dir, 'db.json');
+      writeFileSync(db, '{ "plants": [] }\n');
+      const bin = join(context.root, 'bench', 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
+      const runs = await runServerTarget(context, {
+        key,
+        spec: {
+          name: 'json-server',
+          args: (port) => [bin, '--quiet', '--host', '127.0.0.1', '--port', String(port), db],
+          env: serverEnv(context),
+          cwd: dir,
+          readyPath: '/plants',
+        },
+        nextBody: nextSafeIntegerBody,
+      });
+      runs[0]?.notes.push(
+        'json-server 0.17 keeps every plant in one JSON file that it rewrites on each create, so its rate falls as the file grows; it has no auth and reads ids as doubles, so it gets small ids',
+      );
+      return runs;
+    }
+    case 'pgbench': {
+      const url = requirePostgres(context);
+      await resetBenchDatabase(url);
+      await createPgbenchTable(url);
+      const run: TargetRun = { key, label: TARGET_LABELS.pgbench, levels: [], notes: [] };
+      for (const connections of context.options.connections) {
+        await checkpoint(url);
+        const figures = await runPgbench(url, connections, context.options.durationSeconds);
+        context.log(describeLevel(figures));
+        run.levels.push(figures);
+      }
+      run.notes.push(
+        'pgbench -M prepared, -j 2 (or 1 at c1), one INSERT ... ON CONFLICT DO NOTHING a transaction, random ids; p50/p99 from its per-transaction log',
+      );
+      return [run];
+    }
+    case 'bare-pg': {
+      const url = requirePostgres(context);
+      await resetBenchDatabase(url);
+      return runServerTarget(context, {
+        key,
+        spec: nodeServer(context, 'node:http + pg', [baselinePath(context, 'bare-http.ts'), '--pg', url]),
+        nextBody: nextInt64Body,
+        beforeLevel: () => checkpoint(url),
+      });
+    }
+    case 'postgres':
+    case 'growth': {
+      const url = requirePostgres(context);
+      const main = requireApi(context);
+      await resetBenchDatabase(url);
+      const withGrowth = context.selected.has('growth');
+      return runServerTarget(context, {
+        key: 'postgres',
+        spec: nodeServer(context, 'service (PostgreSQL)', [main], { DATABASE_URL: url }),
+        nextBody: nextInt64Body,
+        // Asked for the growth run alone, the empty-table figure it compares to is c64 only.
+        ...(context.selected.has('postgres') ? {} : { connections: [64] }),
+        beforeLevel: () => checkpoint(url),
+        afterLevels: async (child) => (withGrowth ? [await runGrowth(context, url, child)] : []),
+      });
+    }
+  }
+}
