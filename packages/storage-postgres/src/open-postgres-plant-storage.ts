@@ -1,6 +1,7 @@
 import type { PlantStorage } from '@plant-store/domain';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { discardBrokenConnections } from './discard-broken-connections.ts';
 import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
 
@@ -13,6 +14,11 @@ export interface PostgresPlantStorageOptions {
   readonly connectionTimeoutMillis?: number;
   /** The server cancels a statement running longer than this (SQLSTATE 57014). Default 10000. */
   readonly statementTimeoutMillis?: number;
+  /**
+   * How long to wait for any answer of the server before the operation fails as unavailable and its
+   * connection is closed: a silent network, a frozen server. Default statementTimeoutMillis + 5000.
+   */
+  readonly readTimeoutMillis?: number;
 }
 
 // Per pool, not pg.types.setTypeParser: changing pg's global parsers would change every other
@@ -38,7 +44,7 @@ export async function openPostgresPlantStorage(options: PostgresPlantStorageOpti
     statement_timeout: statementTimeout,
     // The server's statement_timeout answers first; this catches a server that went silent
     // (a dead network drops no packets back), which statement_timeout cannot.
-    query_timeout: statementTimeout + 5_000,
+    query_timeout: options.readTimeoutMillis ?? statementTimeout + 5_000,
     keepAlive: true,
     types: int8AsBigInt,
   });
@@ -48,7 +54,7 @@ export async function openPostgresPlantStorage(options: PostgresPlantStorageOpti
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const storage = await openKyselyPlantStorage(
-    new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool }) }),
+    new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool: discardBrokenConnections(pool) }) }),
   );
   return {
     ...storage,

@@ -166,8 +166,9 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       await expect(storage.checkReady()).resolves.toBeUndefined();
     });
 
-    it('when the server ends a busy connection (admin shutdown), then the operation rejects with StorageUnavailableError and the next one succeeds', async () => {
-      const busy = await openPostgresPlantStorage({ connectionString });
+    it('when the server ends a busy connection (admin shutdown), then the operation rejects with StorageUnavailableError and the very next one gets a fresh connection', async () => {
+      // One connection, so that a dead one handed out again would be the one the next operation gets.
+      const busy = await openPostgresPlantStorage({ connectionString, poolSize: 1 });
       const lock = await lockPlants();
       try {
         // Settled at once, so that its rejection is handled while the test is still arranging.
@@ -180,6 +181,8 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         const error = await insert;
         expect(error).toBeInstanceOf(StorageUnavailableError);
         expect(error).toMatchObject({ cause: { code: '57P01' } });
+        // At once, before the pool could learn from the closed socket that the connection is gone.
+        await expect(busy.checkReady()).resolves.toBeUndefined();
       } finally {
         await lock.release();
       }
@@ -188,6 +191,31 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         await expect(busy.plants.insertIfAbsent(plant)).resolves.toStrictEqual({ inserted: true });
       } finally {
         await busy.close();
+      }
+    });
+
+    it('when its connection goes silent mid-query (a network that drops it), then the operation fails as unavailable after the read timeout and the next one gets a fresh connection instead of waiting behind it', async () => {
+      const target = new URL(connectionString);
+      const proxy = await startProxy(target.hostname, Number(target.port || 5432));
+      const viaProxy = new URL(connectionString);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      // One connection, so that the next operation would get the silent one if it were kept.
+      const storage = await openPostgresPlantStorage({
+        connectionString: viaProxy.toString(),
+        poolSize: 1,
+        readTimeoutMillis: 500,
+      });
+      try {
+        await storage.checkReady();
+        proxy.silenceOpenConnections();
+        await expect(storage.checkReady()).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(storage.checkReady()).resolves.toBeUndefined();
+        const plant = { id: randomPlantId(), name: 'after the silence' };
+        await expect(storage.plants.insertIfAbsent(plant)).resolves.toStrictEqual({ inserted: true });
+      } finally {
+        await proxy.stop();
+        await storage.close();
       }
     });
 
@@ -245,7 +273,13 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
 async function startProxy(
   host: string,
   port: number,
-): Promise<{ readonly port: number; start(): Promise<void>; stop(): Promise<void> }> {
+): Promise<{
+  readonly port: number;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The connections open now stop carrying bytes either way, but stay open; new ones work. */
+  silenceOpenConnections(): void;
+}> {
   const sockets = new Set<Socket>();
   let relay: Server | undefined;
   let listenPort = 0;
@@ -287,5 +321,8 @@ async function startProxy(
     },
     start,
     stop,
+    silenceOpenConnections() {
+      for (const socket of sockets) socket.unpipe();
+    },
   };
 }
