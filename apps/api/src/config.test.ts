@@ -180,6 +180,15 @@ describe('loadConfig', () => {
       expect(loadConfig({ API_TOKENS_FILE: file }).tokens).toEqual(['alpha', 'beta', 'ZGVsdGE=']);
     });
 
+    it('when a line of the file holds several tokens separated by commas, then each is a token', async () => {
+      const file = await tokensFile('alpha, beta,\ngamma\n');
+      expect(loadConfig({ API_TOKENS_FILE: file }).tokens).toEqual(['alpha', 'beta', 'gamma']);
+      const bad = await tokensFile('ok,not ok\n');
+      expect(problemsOf({ API_TOKENS_FILE: bad })).toEqual([
+        expect.stringMatching(/^API_TOKENS_FILE line 1 entry 2 is not a valid bearer token/),
+      ]);
+    });
+
     it('when both are given, then the tokens of both are accepted', async () => {
       const file = await tokensFile('from-file\n');
       expect(loadConfig({ API_TOKENS: 'from-env', API_TOKENS_FILE: file }).tokens).toEqual([
@@ -210,6 +219,12 @@ describe('loadConfig', () => {
     it('when NODE_ENV is production and no token is configured, then it refuses to start', () => {
       expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
         'refusing to start without API_TOKENS or API_TOKENS_FILE when NODE_ENV is production',
+      ]);
+    });
+
+    it('when NODE_ENV is production and every configured token is invalid, then only the invalid tokens are named', () => {
+      expect(problemsOf({ NODE_ENV: 'production', API_TOKENS: 'has space' })).toEqual([
+        expect.stringMatching(/^API_TOKENS entry 1 is not a valid bearer token/),
       ]);
     });
 

@@ -124,10 +124,18 @@ function readTokensFile(problems: Problems, file: string): TokenEntry[] {
     );
     return [];
   }
-  return text
-    .split(/\r?\n/)
-    .map((line, index) => ({ token: line.trim(), place: `API_TOKENS_FILE line ${index + 1}` }))
-    .filter(({ token }) => token !== '' && !token.startsWith('#'));
+  // One token a line, or several on a line separated by commas as in API_TOKENS (a compose secret
+  // made from API_TOKENS holds them so): a comma is never part of a bearer token.
+  return text.split(/\r?\n/).flatMap((line, index) => {
+    const content = line.trim();
+    if (content === '' || content.startsWith('#')) return [];
+    const entries = content.split(',').map((entry) => entry.trim());
+    return entries.flatMap((token, entry) => {
+      if (token === '') return [];
+      const place = `API_TOKENS_FILE line ${index + 1}${entries.length > 1 ? ` entry ${entry + 1}` : ''}`;
+      return [{ token, place }];
+    });
+  });
 }
 
 /** The valid tokens of an API_TOKENS_FILE and the problems with it (never a token's value), for re-reading it. */
@@ -166,9 +174,11 @@ function parseTokens(problems: Problems, env: NodeJS.ProcessEnv): string[] {
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const problems: Problems = [];
   const nodeEnv = setting(env, 'NODE_ENV') ?? 'development';
+  const problemsBeforeTokens = problems.length;
   const tokens = parseTokens(problems, env);
   const production = nodeEnv === 'production';
-  if (tokens.length === 0 && production) {
+  // Tokens that were given but are all invalid are named above; "without a token" would mislead.
+  if (tokens.length === 0 && production && problems.length === problemsBeforeTokens) {
     problems.push('refusing to start without API_TOKENS or API_TOKENS_FILE when NODE_ENV is production');
   }
   const config: Config = {
