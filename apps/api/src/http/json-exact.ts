@@ -61,9 +61,13 @@ interface ReviverContext {
 
 type Reviver = (this: unknown, key: string, value: unknown) => unknown;
 
+// The usual case, a plain integer: BigInt reads its digits exactly, no need to take it apart.
+const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,19})$/;
+
 function reviveExactNumber(_key: string, value: unknown, context?: ReviverContext): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
-  return exactJsonNumber(value, context.source);
+  const { source } = context;
+  return PLAIN_INTEGER.test(source) ? BigInt(source) : exactJsonNumber(value, source);
 }
 
 /**

@@ -87,13 +87,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     });
   }
 
+  // prom-client hashes the label values on every inc and observe; the labelled children are kept
+  // instead, one per (method, route, status): a bounded set, as every value is from a fixed few.
+  const series = new Map<string, { count(): void; time(seconds: number): void }>();
+  const seriesOf = ({ method, route, status }: RequestLabels) => {
+    const key = `${method} ${route} ${status}`;
+    let found = series.get(key);
+    if (found === undefined) {
+      const counter = requests.labels(method, route, status);
+      const histogram = duration.labels(method, route, status);
+      found = { count: () => counter.inc(), time: (seconds) => histogram.observe(seconds) };
+      series.set(key, found);
+    }
+    return found;
+  };
+
   return {
     registry,
     requestStarted: () => inFlight.inc(),
     requestFinished: (labels, seconds) => {
       inFlight.dec();
-      requests.inc({ ...labels });
-      duration.observe({ ...labels }, seconds);
+      const one = seriesOf(labels);
+      one.count();
+      one.time(seconds);
     },
     plantCreated: () => created.inc(),
   };
