@@ -1,18 +1,18 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PGlite, types } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { PlantStorage } from '@plant-store/domain';
 import { Kysely, PGliteDialect } from 'kysely';
 import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
+import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 
 export interface PglitePlantStorageOptions {
   /** Folder of the database files, created if missing. Absent: the database lives in memory only. */
   readonly dataDir?: string;
+  /** Concurrent inserts committed together (see createPostgresPlantRepository); `false`: one INSERT each. */
+  readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
 }
-
-// PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
-const parsers = { [types.INT8]: (value: string) => BigInt(value) };
 
 // PGlite does not lock its folder, and two instances writing one folder would corrupt it:
 // refuse that at least within this process. Other processes are the caller's to keep away.
@@ -41,9 +41,16 @@ export async function openPglitePlantStorage(options: PglitePlantStorageOptions 
   let storage: PlantStorage;
   try {
     if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+    // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
+    const { PGlite, types } = await import('@electric-sql/pglite');
+    // PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
+    const parsers = { [types.INT8]: (value: string) => BigInt(value) };
     pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
     storage = await openKyselyPlantStorage(
       new Kysely<PlantDatabase>({ dialect: new PGliteDialect({ pglite }) }),
+      {
+        ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+      },
     );
   } catch (error) {
     // kysely closes PGlite only once it has started; a PGlite that failed to start is closed here.

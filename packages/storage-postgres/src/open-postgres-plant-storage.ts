@@ -4,6 +4,7 @@ import pg from 'pg';
 import { discardBrokenConnections } from './discard-broken-connections.ts';
 import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
+import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 
 export interface PostgresPlantStorageOptions {
   /** `postgres://user:password@host:port/database`; libpq `options` (e.g. `-c search_path=...`) are passed on. */
@@ -19,6 +20,11 @@ export interface PostgresPlantStorageOptions {
    * connection is closed: a silent network, a frozen server. Default statementTimeoutMillis + 5000.
    */
   readonly readTimeoutMillis?: number;
+  /**
+   * Concurrent inserts committed together (see createPostgresPlantRepository). Default: up to 2
+   * batches at once; `false`: one INSERT per insert.
+   */
+  readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
 }
 
 // Per pool, not pg.types.setTypeParser: changing pg's global parsers would change every other
@@ -55,6 +61,10 @@ export async function openPostgresPlantStorage(options: PostgresPlantStorageOpti
   pool.on('connect', (client) => client.on('error', () => {}));
   const storage = await openKyselyPlantStorage(
     new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool: discardBrokenConnections(pool) }) }),
+    {
+      groupCommit:
+        options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },
+    },
   );
   return {
     ...storage,

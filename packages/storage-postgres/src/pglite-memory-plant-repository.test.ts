@@ -2,3 +2,9 @@ import { describePlantRepositoryContract } from '@plant-store/storage-contract';
 import { openPglitePlantStorage } from './open-pglite-plant-storage.ts';
 
 describePlantRepositoryContract('PGlite in memory', { open: () => openPglitePlantStorage(), durable: false });
+
+// GROUP_COMMIT=off: one INSERT per create, outside the coalescer; the same contract holds.
+describePlantRepositoryContract('PGlite in memory, without group commit', {
+  open: () => openPglitePlantStorage({ groupCommit: false }),
+  durable: false,
+});

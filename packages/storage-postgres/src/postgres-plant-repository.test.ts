@@ -21,6 +21,17 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
     durable: true,
   });
 
+  // Batches of one, four at once: racing creates of one id meet in the database, in separate
+  // statements, instead of being settled within one batch.
+  describePlantRepositoryContract('PostgreSQL server, one plant a statement, four statements at once', {
+    open: () =>
+      openPostgresPlantStorage({
+        connectionString,
+        groupCommit: { maxBatchSize: 1, maxConcurrentBatches: 4 },
+      }),
+    durable: true,
+  });
+
   /** A plain pg client on the test schema, to look at and disturb the database behind the port. */
   async function withClient<T>(work: (client: pg.Client) => Promise<T>, url = connectionString): Promise<T> {
     const client = new pg.Client({ connectionString: url });

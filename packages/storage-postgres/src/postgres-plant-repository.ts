@@ -1,7 +1,8 @@
 import type { InsertOutcome, NewPlant, PlantRepository } from '@plant-store/domain';
 import type { Kysely } from 'kysely';
+import { type GroupCommitOptions, groupCommit } from './group-commit.ts';
 import type { PlantDatabase } from './plant-database.ts';
-import { mapStorageErrors } from './storage-errors.ts';
+import { isUnavailableError, mapStorageErrors } from './storage-errors.ts';
 
 interface PlantRow {
   id: bigint | string | number;
@@ -16,34 +17,83 @@ function toNewPlant(row: PlantRow): NewPlant {
   return row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag };
 }
 
-/** A PlantRepository over the `plants` table. The database, not this code, keeps ids unique. */
-export function createPostgresPlantRepository(db: Kysely<PlantDatabase>): PlantRepository {
-  const selectPlant = async (id: bigint): Promise<NewPlant | undefined> => {
-    const row = await db
+/**
+ * Inserts a batch of plants with one statement, and answers each plant in order as if they had
+ * been inserted one after the other: the database decides between batches (the primary key and
+ * ON CONFLICT, as for a single insert), and within the batch the first plant of an id is the one
+ * sent, the others of that id are settled against it.
+ */
+async function insertBatch(db: Kysely<PlantDatabase>, plants: readonly NewPlant[]): Promise<InsertOutcome[]> {
+  const firstOfId = new Map<bigint, NewPlant>();
+  for (const plant of plants) if (!firstOfId.has(plant.id)) firstOfId.set(plant.id, plant);
+  const sent = [...firstOfId.values()];
+
+  // One statement decides: of racing inserts the primary key lets exactly one through, and
+  // ON CONFLICT makes the others wait for it to commit, then do nothing. It resolves once committed.
+  const insertedRows = await db
+    .insertInto('plants')
+    .values(sent.map(({ id, name, tag }) => ({ id, name, tag: tag ?? null })))
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .returning('id')
+    .execute();
+  const inserted = new Set(insertedRows.map((row) => BigInt(row.id)));
+
+  // A separate statement takes a fresh snapshot, so it sees the committed winners.
+  const conflicted = sent.filter((plant) => !inserted.has(plant.id)).map((plant) => plant.id);
+  const existing = new Map<bigint, NewPlant>();
+  if (conflicted.length > 0) {
+    const rows = await db
       .selectFrom('plants')
       .select(['id', 'name', 'tag'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && toNewPlant(row);
-  };
+      .where('id', 'in', conflicted)
+      .execute();
+    for (const row of rows) existing.set(BigInt(row.id), toNewPlant(row));
+  }
 
+  return plants.map((plant): InsertOutcome => {
+    const first = firstOfId.get(plant.id) as NewPlant;
+    if (inserted.has(plant.id))
+      return first === plant ? { inserted: true } : { inserted: false, existing: first };
+    const stored = existing.get(plant.id);
+    if (stored === undefined)
+      throw new Error(`plant ${plant.id} conflicted on insert but cannot be read back`);
+    return { inserted: false, existing: stored };
+  });
+}
+
+export interface PostgresPlantRepositoryOptions {
+  /**
+   * Concurrent inserts are committed together, one multi-row statement per batch (group commit),
+   * each caller still getting its own outcome once its row is committed. Default: one batch at a
+   * time. `false`: one statement per insert, as it comes.
+   */
+  readonly groupCommit?: Pick<GroupCommitOptions, 'maxBatchSize' | 'maxConcurrentBatches'> | false;
+}
+
+/** A PlantRepository over the `plants` table. The database, not this code, keeps ids unique. */
+export function createPostgresPlantRepository(
+  db: Kysely<PlantDatabase>,
+  options: PostgresPlantRepositoryOptions = {},
+): PlantRepository {
+  const insertOne =
+    options.groupCommit === false
+      ? async (plant: NewPlant) => (await insertBatch(db, [plant]))[0] as InsertOutcome
+      : groupCommit((plants: readonly NewPlant[]) => insertBatch(db, plants), {
+          ...options.groupCommit,
+          // A batch that failed for another reason than an outage is run again plant by plant, so
+          // that whatever one plant does wrong, the others of its batch are not refused with it.
+          retryAlone: (error) => !isUnavailableError(error),
+        });
   return {
-    insertIfAbsent: (plant) =>
-      mapStorageErrors(async (): Promise<InsertOutcome> => {
-        // One statement decides: of racing inserts the primary key lets exactly one through,
-        // and ON CONFLICT makes the others wait for it to commit, then do nothing.
-        const inserted = await db
-          .insertInto('plants')
-          .values({ id: plant.id, name: plant.name, tag: plant.tag ?? null })
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .returning('id')
+    insertIfAbsent: (plant) => mapStorageErrors(() => insertOne(plant)),
+    findById: (id) =>
+      mapStorageErrors(async () => {
+        const row = await db
+          .selectFrom('plants')
+          .select(['id', 'name', 'tag'])
+          .where('id', '=', id)
           .executeTakeFirst();
-        if (inserted) return { inserted: true };
-        // A separate statement takes a fresh snapshot, so it sees the committed winner.
-        const existing = await selectPlant(plant.id);
-        if (!existing) throw new Error(`plant ${plant.id} conflicted on insert but cannot be read back`);
-        return { inserted: false, existing };
+        return row && toNewPlant(row);
       }),
-    findById: (id) => mapStorageErrors(() => selectPlant(id)),
   };
 }
