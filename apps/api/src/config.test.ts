@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       database: { kind: 'pglite', dataDir: './data' },
+      groupCommit: true,
       tokens: [],
       tokensFile: undefined,
       generateToken: true,
@@ -58,11 +59,13 @@ describe('loadConfig', () => {
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
       KEEP_ALIVE_TIMEOUT_MS: '1000',
+      GROUP_COMMIT: 'OFF',
     });
     expect(config).toEqual({
       port: 8080,
       host: '0.0.0.0',
       database: { kind: 'postgres', connectionString: 'postgres://plants:secret@db:5432/plants' },
+      groupCommit: false,
       tokens: ['a'],
       tokensFile: undefined,
       generateToken: false,
@@ -113,6 +116,20 @@ describe('loadConfig', () => {
       const problems = problemsOf({ DATABASE_URL: 'postgres://user:s3cret@[bad' });
       expect(problems).toEqual(['DATABASE_URL is not a valid postgres:// URL']);
       expect(problems.join()).not.toContain('s3cret');
+    });
+  });
+
+  describe('GROUP_COMMIT', () => {
+    it.each([
+      ['on', true],
+      ['off', false],
+      ['Off', false],
+    ])('when it is %s, then group commit is %s', (value, on) => {
+      expect(loadConfig({ GROUP_COMMIT: value }).groupCommit).toBe(on);
+    });
+
+    it.each(['yes', '1', 'false'])('when it is %s, then it is refused', (value) => {
+      expect(problemsOf({ GROUP_COMMIT: value })).toEqual([`GROUP_COMMIT must be on or off, not "${value}"`]);
     });
   });
 

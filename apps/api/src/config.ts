@@ -11,6 +11,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly database: DatabaseConfig;
+  /** GROUP_COMMIT: concurrent creates share one INSERT (on), or each has its own (off). PostgreSQL and PGlite. */
+  readonly groupCommit: boolean;
   /** The bearer tokens from API_TOKENS and API_TOKENS_FILE, without duplicates. */
   readonly tokens: readonly string[];
   /** API_TOKENS_FILE, re-read while the service runs so that tokens can rotate without a restart. */
@@ -100,6 +102,14 @@ function parseDatabase(problems: Problems, text: string | undefined): DatabaseCo
   return { kind: 'memory' };
 }
 
+function parseSwitch(problems: Problems, name: string, text: string | undefined, fallback: boolean): boolean {
+  if (text === undefined) return fallback;
+  const value = text.toLowerCase();
+  if (value === 'on' || value === 'off') return value === 'on';
+  problems.push(`${name} must be on or off, not "${text}"`);
+  return fallback;
+}
+
 function parseLogLevel(problems: Problems, text: string | undefined): LevelWithSilent {
   if (text === undefined) return 'info';
   const level = LOG_LEVELS.find((known) => known === text.toLowerCase());
@@ -186,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     // Only this machine by default; a container sets HOST=0.0.0.0 on purpose.
     host: setting(env, 'HOST') ?? '127.0.0.1',
     database: parseDatabase(problems, setting(env, 'DATABASE_URL')),
+    groupCommit: parseSwitch(problems, 'GROUP_COMMIT', setting(env, 'GROUP_COMMIT'), true),
     tokens,
     tokensFile: setting(env, 'API_TOKENS_FILE'),
     generateToken: tokens.length === 0 && !production,

@@ -42,7 +42,8 @@ function urlOf(host: string, port: number): string {
 /** Opens storage (running migrations), then serves the app on config.host and config.port (0: any free port). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel }, options.logDestination);
-  const storage = options.storage ?? (await openStorage(config.database));
+  const storage =
+    options.storage ?? (await openStorage(config.database, { groupCommit: config.groupCommit }));
   if (config.tokens.length === 0) logger.warn('no API token is configured: every POST /plants answers 401');
 
   let shuttingDown = false;
