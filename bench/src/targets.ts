@@ -1,6 +1,6 @@
 // How each target is started and measured. Every server runs as a child process on an ephemeral
 // loopback port with the same keep-alive load, the same payloads and the same token.
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LoadResult, nextInt64Body, nextSafeIntegerBody, runLoad } from './load.ts';
 import type { BenchOptions } from './options.ts';
@@ -167,12 +167,21 @@ function requirePostgres(context: BenchContext): string {
 
 const baselinePath = (context: BenchContext, file: string) =>
   join(context.root, 'bench', 'src', 'baselines', file);
-const apiMain = (context: BenchContext) => join(context.root, 'apps', 'api', 'src', 'main.ts');
-
-function requireApi(context: BenchContext): string {
-  const main = apiMain(context);
-  if (!existsSync(main)) throw new Error(`the service is not there yet: ${main} is missing`);
-  return main;
+/**
+ * The service's command line as `pnpm start` runs it: the root package.json's start script,
+ * `node <flags> apps/api/src/main.ts`, so that the bench measures what users run, flags included.
+ */
+function apiArgs(context: BenchContext): string[] {
+  const manifest = JSON.parse(readFileSync(join(context.root, 'package.json'), 'utf8')) as {
+    scripts?: { start?: string };
+  };
+  const [command, ...args] = (manifest.scripts?.start ?? '').split(/\s+/);
+  const main = args.at(-1);
+  if (command !== 'node' || main === undefined || !main.endsWith('main.ts'))
+    throw new Error(`the root start script is not "node [flags] <main.ts>": ${manifest.scripts?.start}`);
+  const path = join(context.root, main);
+  if (!existsSync(path)) throw new Error(`the service is not there yet: ${path} is missing`);
+  return [...args.slice(0, -1), path];
 }
 
 async function runGrowth(context: BenchContext, url: string, child: RunningChild): Promise<TargetRun> {
@@ -214,7 +223,7 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
     case 'memory':
       return runServerTarget(context, {
         key,
-        spec: nodeServer(context, 'service (memory:)', [requireApi(context)], { DATABASE_URL: 'memory:' }),
+        spec: nodeServer(context, 'service (memory:)', apiArgs(context), { DATABASE_URL: 'memory:' }),
         nextBody: nextInt64Body,
       });
     case 'embedded': {
@@ -223,7 +232,7 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
       return runServerTarget(context, {
         key,
         spec: {
-          ...nodeServer(context, 'service (embedded)', [requireApi(context)], {}, cwd),
+          ...nodeServer(context, 'service (embedded)', apiArgs(context), {}, cwd),
           startTimeoutMs: 120_000,
         },
         nextBody: nextInt64Body,
@@ -279,12 +288,12 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
     case 'postgres':
     case 'growth': {
       const url = requirePostgres(context);
-      const main = requireApi(context);
+      const args = apiArgs(context);
       await resetBenchDatabase(url);
       const withGrowth = context.selected.has('growth');
       return runServerTarget(context, {
         key: 'postgres',
-        spec: nodeServer(context, 'service (PostgreSQL)', [main], { DATABASE_URL: url }),
+        spec: nodeServer(context, 'service (PostgreSQL)', args, { DATABASE_URL: url }),
         nextBody: nextInt64Body,
         // Asked for the growth run alone, the empty-table figure it compares to is c64 only.
         ...(context.selected.has('postgres') ? {} : { connections: [64] }),
