@@ -2,7 +2,7 @@
 // baselines measured in the same run on the same machine; prints the figures and their ratios,
 // writes bench/results/latest.json and BENCHMARKS.md. See bench/README.md.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeMachine } from './machine.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
@@ -48,7 +48,7 @@ if (!process.version.startsWith('v24.')) {
 
 const started = performance.now();
 const selected = new Set<TargetKey>(options.only ?? TARGET_KEYS);
-const usesPostgres = ['pgbench', 'bare-pg', 'postgres', 'growth'].some((key) =>
+const usesPostgres = ['pgbench', 'bare-pg', 'postgres-single', 'postgres', 'growth'].some((key) =>
   selected.has(key as TargetKey),
 );
 
@@ -146,7 +146,10 @@ if (options.write) {
   writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${jsonPath}`);
   if (!options.only) {
-    writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report));
+    // What the profiles showed and what was changed: written by people, kept with the figures.
+    const profileNotesPath = join(root, 'bench', 'PROFILE.md');
+    const profileNotes = existsSync(profileNotesPath) ? readFileSync(profileNotesPath, 'utf8') : '';
+    writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report, profileNotes));
     log(`wrote ${join(root, 'BENCHMARKS.md')}`);
   }
 }

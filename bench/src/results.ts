@@ -10,6 +10,7 @@ export const TARGET_KEYS = [
   'embedded',
   'pgbench',
   'bare-pg',
+  'postgres-single',
   'postgres',
   'growth',
 ] as const;
@@ -23,6 +24,7 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   embedded: 'service, embedded PGlite',
   pgbench: 'baseline: pgbench INSERT',
   'bare-pg': 'baseline: node:http + pg',
+  'postgres-single': 'service, PostgreSQL, GROUP_COMMIT=off',
   postgres: 'service, PostgreSQL',
   growth: 'service, PostgreSQL, 1M rows',
 };
@@ -33,6 +35,7 @@ export const PRIMARY_BASELINE: Readonly<Partial<Record<TargetKey, TargetKey>>> =
   memory: 'koa',
   embedded: 'json-server',
   'bare-pg': 'pgbench',
+  'postgres-single': 'bare-pg',
   postgres: 'bare-pg',
   growth: 'postgres',
 };
@@ -44,7 +47,9 @@ export const COMPARISONS: ReadonlyArray<readonly [subject: TargetKey, baseline: 
   ['memory', 'bare'],
   ['embedded', 'json-server'],
   ['bare-pg', 'pgbench'],
+  ['postgres-single', 'bare-pg'],
   ['postgres', 'bare-pg'],
+  ['postgres', 'postgres-single'],
   ['postgres', 'pgbench'],
   ['growth', 'postgres'],
 ];
@@ -79,7 +84,7 @@ export interface Comparison {
   readonly ratios: Ratio[];
 }
 
-export type GoalStatus = 'PASS' | 'FAIL' | 'NOT MEASURED' | 'PENDING' | 'INFO';
+export type GoalStatus = 'PASS' | 'FAIL' | 'NOT MEASURED' | 'INFO';
 
 export interface Goal {
   readonly goal: string;

@@ -285,6 +285,21 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
         beforeLevel: () => checkpoint(url),
       });
     }
+    case 'postgres-single': {
+      // The service with group commit off, one INSERT per create: what group commit is measured against.
+      const url = requirePostgres(context);
+      const args = apiArgs(context);
+      await resetBenchDatabase(url);
+      return runServerTarget(context, {
+        key,
+        spec: nodeServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', args, {
+          DATABASE_URL: url,
+          GROUP_COMMIT: 'off',
+        }),
+        nextBody: nextInt64Body,
+        beforeLevel: () => checkpoint(url),
+      });
+    }
     case 'postgres':
     case 'growth': {
       const url = requirePostgres(context);
