@@ -83,6 +83,25 @@ describe('GET /metrics', () => {
     );
   });
 
+  it('when requests are timed, then the latency buckets are cumulative and end at +Inf with the count', async () => {
+    for (let i = 0; i < 5; i += 1) await fetch(`${server.url}/healthz`);
+    const text = await scrape(server);
+    const labels = 'method="GET",route="/healthz",status="200"';
+    const buckets = text
+      .split('\n')
+      .filter(
+        (line) =>
+          line.startsWith('plant_store_http_request_duration_seconds_bucket{') && line.includes(labels),
+      )
+      .map((line) => ({ le: /le="([^"]+)"/.exec(line)?.[1], value: Number(line.split(' ').at(-1)) }));
+    const count = sample(text, `plant_store_http_request_duration_seconds_count{${labels}}`);
+    expect(count).toBeGreaterThanOrEqual(5);
+    expect(buckets.at(-1)).toEqual({ le: '+Inf', value: count });
+    const values = buckets.map((bucket) => bucket.value);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    expect(sample(text, `plant_store_http_request_duration_seconds_sum{${labels}}`)).toBeGreaterThan(0);
+  });
+
   it('when unknown paths are asked, then they count as route="unmatched" and the raw path never becomes a label', async () => {
     for (const path of ['/secret-path-a1', '/secret-path-b2', '/plants/123'])
       await fetch(`${server.url}${path}`);
