@@ -31,7 +31,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-let options: BenchOptions | 'help';
+let options: BenchOptions | 'help' | 'render';
 try {
   options = parseOptions(process.argv.slice(2), process.env);
 } catch (error) {
@@ -40,6 +40,17 @@ try {
 }
 if (options === 'help') {
   log(USAGE);
+  process.exit(0);
+}
+// What the profiles showed and what was changed: written by people, kept with the figures.
+const profileNotesPath = join(root, 'bench', 'PROFILE.md');
+const profileNotes = existsSync(profileNotesPath) ? readFileSync(profileNotesPath, 'utf8') : '';
+if (options === 'render') {
+  const latest = JSON.parse(
+    readFileSync(join(root, 'bench', 'results', 'latest.json'), 'utf8'),
+  ) as BenchReport;
+  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(latest, profileNotes));
+  log(`wrote ${join(root, 'BENCHMARKS.md')} from bench/results/latest.json`);
   process.exit(0);
 }
 if (!process.version.startsWith('v24.')) {
@@ -146,9 +157,6 @@ if (options.write) {
   writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
   log(`wrote ${jsonPath}`);
   if (!options.only) {
-    // What the profiles showed and what was changed: written by people, kept with the figures.
-    const profileNotesPath = join(root, 'bench', 'PROFILE.md');
-    const profileNotes = existsSync(profileNotesPath) ? readFileSync(profileNotesPath, 'utf8') : '';
     writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report, profileNotes));
     log(`wrote ${join(root, 'BENCHMARKS.md')}`);
   }

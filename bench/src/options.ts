@@ -24,6 +24,8 @@ export const USAGE = `Usage: pnpm bench [options]
   --only <list>         run only these targets: ${TARGET_KEYS.join(', ')}
                         (figures go to bench/results/partial.json; BENCHMARKS.md is left alone)
   --no-write            print only, write no file
+  --render              measure nothing: write BENCHMARKS.md again from bench/results/latest.json
+                        (after editing bench/PROFILE.md)
   -h, --help
 
 Environment: BENCH_DATABASE_URL, a PostgreSQL server on this machine
@@ -37,7 +39,10 @@ function positiveNumber(name: string, text: string): number {
   return value;
 }
 
-export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
+export function parseOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+): BenchOptions | 'help' | 'render' {
   const { values } = parseArgs({
     args: [...argv],
     options: {
@@ -47,10 +52,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       rounds: { type: 'string' },
       only: { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      render: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) return 'help';
+  if (values.render) return 'render';
   const durationSeconds =
     values.duration !== undefined ? positiveNumber('--duration', values.duration) : values.quick ? 3 : 10;
   const connections = (values.connections ?? '1,16,64')
