@@ -1,4 +1,4 @@
-// The published document against the contract (../shared/contract/plant-store.openapi.yaml): the
+// The published document against the contract (contract/plant-store.openapi.yaml at the root): the
 // service may add to the contract, never narrow it. Instances are generated from each schema with
 // fast-check, then validated against the other document's schema with a JSON Schema 2020-12 validator.
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { arbitraryOf, asParsedJson } from './support/json-schema-arbitrary.ts';
 // biome-ignore lint/suspicious/noExplicitAny: JSON documents, read by path in the assertions.
 type JsonObject = Record<string, any>;
 
-const CONTRACT_PATH = join(import.meta.dirname, '../../../../shared/contract/plant-store.openapi.yaml');
+const CONTRACT_PATH = join(import.meta.dirname, '../../../contract/plant-store.openapi.yaml');
 const contract = parseYaml(readFileSync(CONTRACT_PATH, 'utf8'), { intAsBigInt: true }) as JsonObject;
 // The published document with its int64 bounds exact, as bigints.
 const published = JSON.parse(
