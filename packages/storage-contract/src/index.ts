@@ -1,8 +1,3 @@
-export {
-  checkCreatePlantAgainstModel,
-  checkRoundTrip,
-  newPlantArbitrary,
-  plantTextArbitrary,
-} from './plant-properties.ts';
+export { plantTextArbitrary } from './plant-properties.ts';
 export { describePlantRepositoryContract, type PlantStorageHarness } from './plant-repository-contract.ts';
 export { randomPlantId } from './random-plant-id.ts';

@@ -3,6 +3,9 @@
 
 const JSON_NUMBER = /^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/;
 
+// An integer written plainly, up to 20 digits (the same bound as MAX_EXACT_DIGITS below).
+const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,19})$/;
+
 // int64 has 19 digits. A whole number with more than 20 is surely outside it, and building it as a
 // BigInt would only cost time and memory (think `1e999999999`).
 const MAX_EXACT_DIGITS = 20;
@@ -47,6 +50,8 @@ export function readJsonNumber(source: string): JsonNumberValue {
  *   double exists; the domain refuses such a number as too large to be exact.
  */
 export function exactJsonNumber(parsed: number, source: string): number | bigint {
+  // The usual case, a plain integer: BigInt reads its digits exactly, no need to take it apart.
+  if (PLAIN_INTEGER.test(source)) return BigInt(source);
   const exact = readJsonNumber(source);
   if (exact.kind === 'integer') return exact.value;
   if (exact.kind === 'huge-integer' || !Number.isInteger(parsed) || Math.abs(parsed) >= 2 ** 52)
@@ -61,13 +66,9 @@ interface ReviverContext {
 
 type Reviver = (this: unknown, key: string, value: unknown) => unknown;
 
-// The usual case, a plain integer: BigInt reads its digits exactly, no need to take it apart.
-const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,19})$/;
-
 function reviveExactNumber(_key: string, value: unknown, context?: ReviverContext): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
-  const { source } = context;
-  return PLAIN_INTEGER.test(source) ? BigInt(source) : exactJsonNumber(value, source);
+  return exactJsonNumber(value, context.source);
 }
 
 /**

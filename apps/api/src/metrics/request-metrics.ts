@@ -10,7 +10,7 @@ interface RouterContext {
 }
 
 /** The route pattern the request matched, or `unmatched`: a bounded label, never the raw path. */
-export function routeOf(ctx: Context): string {
+function routeOf(ctx: Context): string {
   const router = ctx as unknown as RouterContext;
   if (typeof router._matchedRoute === 'string') return router._matchedRoute;
   const layer = router.matched?.find((candidate) => (candidate.methods?.length ?? 0) > 0);

@@ -45,7 +45,7 @@ const [idUnion, ...idSteps] = PlantIdSchema.pipe;
 const idStepSet = new Set<unknown>(idSteps);
 
 /** `minimum` and `maximum` are exact bigints here; the document is serialized with exact integers. */
-export const INT64_JSON_SCHEMA = {
+const INT64_JSON_SCHEMA = {
   type: 'integer',
   format: 'int64',
   minimum: INT64_MIN,
