@@ -2,8 +2,8 @@
 // it, and every child is killed when the bench exits, however it exits.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { freePort } from '@plant-store/test-support';
 
 const children = new Set<ChildProcess>();
 
@@ -43,20 +43,6 @@ export interface RunningChild {
 }
 
 const KEPT_LINES = 40;
-
-/** A loopback port free right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 /**
  * Starts a Node server (this same Node binary) on a free loopback port and waits until readyPath

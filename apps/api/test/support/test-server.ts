@@ -1,4 +1,5 @@
 import type { PlantStorage } from '@plant-store/domain';
+import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { captureLogs, type LogCapture } from './log-capture.ts';
@@ -13,10 +14,14 @@ export interface TestServer extends RunningServer {
   createPlant(body: unknown, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** Starts the real server on a free port of 127.0.0.1 over the given storage, with logs captured. */
+/**
+ * Starts the real server on a free port of 127.0.0.1 over the given storage, with logs captured.
+ * `connectionPool`: the figures of the storage's pool, for /metrics, as the composition root hands them.
+ */
 export async function startTestServer(
   storage: PlantStorage,
   env: NodeJS.ProcessEnv = {},
+  connectionPool?: () => ConnectionPoolStats,
 ): Promise<TestServer> {
   const config = loadConfig({
     PORT: '0',
@@ -26,7 +31,7 @@ export async function startTestServer(
     ...env,
   });
   const logs = captureLogs();
-  const server = await startServer(config, { storage, logDestination: logs.destination });
+  const server = await startServer(config, { storage, connectionPool, logDestination: logs.destination });
   return {
     url: server.url,
     port: server.port,

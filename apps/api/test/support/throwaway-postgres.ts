@@ -6,9 +6,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@plant-store/test-support';
 
 export interface ThrowawayPostgres {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
@@ -63,12 +63,6 @@ export function whyNoThrowawayPostgres(): string | undefined {
   return typeof runAs === 'string' ? runAs : undefined;
 }
 
-/** Writes a loud line on stderr that a drill did not run, and why. */
-export function warnDrillNotRun(drill: string, reason: string): void {
-  const line = '!'.repeat(100);
-  process.stderr.write(`\n${line}\n!!! DRILL DID NOT RUN: ${drill}\n!!! ${reason}\n${line}\n\n`);
-}
-
 function run(command: string, args: readonly string[], runAs: RunAs, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
@@ -91,15 +85,6 @@ function run(command: string, args: readonly string[], runAs: RunAs, timeoutMs =
       else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${output}`));
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => probe.once('listening', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
 }
 
 /** The server process and its children (backends, checkpointer, WAL writer, ...), from /proc. */

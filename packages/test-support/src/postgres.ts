@@ -1,9 +1,10 @@
 /**
- * TEST SUPPORT ONLY: not for production code. Provides a PostgreSQL server to tests:
- * the one named by TEST_DATABASE_URL, else a throwaway container, else none (with a loud warning).
+ * A PostgreSQL server for tests: the one named by TEST_DATABASE_URL, else a throwaway container,
+ * else none (with a loud warning).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { warnDidNotRun } from './did-not-run.ts';
 
 export interface TestPostgres {
   /** Where the tests connect; for TEST_DATABASE_URL, with `search_path` set to a fresh schema. */
@@ -52,22 +53,6 @@ export async function createTestSchema(connectionString: string, source: string)
   };
 }
 
-function warnNotRun(reason: string): void {
-  const line = '!'.repeat(100);
-  process.stderr.write(
-    [
-      '',
-      line,
-      '!!! PostgreSQL server tests DID NOT RUN: set TEST_DATABASE_URL or start Docker !!!',
-      `!!! ${reason}`,
-      '!!! e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm test',
-      line,
-      '',
-      '',
-    ].join('\n'),
-  );
-}
-
 async function startContainer(): Promise<TestPostgres | undefined> {
   // Loaded only when needed: testcontainers is slow to import and useless with TEST_DATABASE_URL.
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
@@ -83,8 +68,10 @@ async function startContainer(): Promise<TestPostgres | undefined> {
     };
   } catch (error) {
     if (error instanceof Error && error.message.includes(NO_CONTAINER_RUNTIME)) {
-      warnNotRun(
+      warnDidNotRun(
+        'PostgreSQL server tests',
         `TEST_DATABASE_URL is not set and testcontainers found no container runtime (${error.message})`,
+        'set TEST_DATABASE_URL, e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm test, or start Docker',
       );
       return undefined;
     }
