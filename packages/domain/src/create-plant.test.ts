@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createPlant } from './create-plant.ts';
+import { type CreatePlantDeps, createPlant } from './create-plant.ts';
 import { InvalidPlantError, PlantConflictError, StorageUnavailableError } from './errors.ts';
 import type { NewPlant } from './plant.ts';
-import type { InsertOutcome, PlantRepository } from './plant-repository.port.ts';
+import type { InsertOutcome } from './plant-repository.port.ts';
 
 /** The simplest faithful repository: a Map, with a record of every insert it was asked for. */
-function mapRepository(): PlantRepository & { readonly stored: Map<bigint, NewPlant>; inserts: number } {
+function mapRepository(): CreatePlantDeps['plants'] & {
+  readonly stored: Map<bigint, NewPlant>;
+  inserts: number;
+} {
   const stored = new Map<bigint, NewPlant>();
   return {
     stored,
@@ -16,9 +19,6 @@ function mapRepository(): PlantRepository & { readonly stored: Map<bigint, NewPl
       if (existing) return { inserted: false, existing };
       stored.set(plant.id, plant);
       return { inserted: true };
-    },
-    async findById(id) {
-      return stored.get(id);
     },
   };
 }
@@ -83,10 +83,7 @@ describe('createPlant', () => {
 
   it('when storage is unavailable, then its error reaches the caller unchanged', async () => {
     const outage = new StorageUnavailableError('database unreachable');
-    const plants: PlantRepository = {
-      insertIfAbsent: () => Promise.reject(outage),
-      findById: () => Promise.reject(outage),
-    };
+    const plants: CreatePlantDeps['plants'] = { insertIfAbsent: () => Promise.reject(outage) };
     await expect(createPlant({ plants }, { id: 1n, name: 'Fern' })).rejects.toBe(outage);
   });
 });

@@ -4,7 +4,7 @@ import { hasSameContent, type Plant, toPlant } from './plant.ts';
 import type { PlantRepository } from './plant-repository.port.ts';
 
 export interface CreatePlantDeps {
-  readonly plants: PlantRepository;
+  readonly plants: Pick<PlantRepository, 'insertIfAbsent'>;
 }
 
 export interface CreatePlantResult {

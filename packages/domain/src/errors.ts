@@ -28,6 +28,29 @@ export class PlantConflictError extends Error {
   }
 }
 
+/** The input of a query or a removal is invalid: the id, the page limit or its cursor. Nothing was read or changed. */
+export class InvalidParameterError extends Error {
+  override readonly name = 'InvalidParameterError';
+  /** Each bad parameter, by name (`id`, `limit`, `after`), with what is wrong with it. */
+  readonly issues: readonly PlantIssue[];
+
+  constructor(issues: readonly PlantIssue[]) {
+    super(`invalid parameter: ${issues.map(({ field, problem }) => `${field} ${problem}`).join('; ')}`);
+    this.issues = issues;
+  }
+}
+
+/** No plant is stored under this id. */
+export class PlantNotFoundError extends Error {
+  override readonly name = 'PlantNotFoundError';
+  readonly id: bigint;
+
+  constructor(id: bigint) {
+    super(`there is no plant with id ${id}`);
+    this.id = id;
+  }
+}
+
 /**
  * Storage could not be reached or did not answer in time; the operation may be retried.
  * Adapters throw it for outages, never for a problem with the input.

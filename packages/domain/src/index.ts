@@ -1,6 +1,35 @@
 export { type CreatePlantDeps, type CreatePlantResult, createPlant } from './create-plant.ts';
-export { InvalidPlantError, PlantConflictError, type PlantIssue, StorageUnavailableError } from './errors.ts';
-export { NewPlantSchema, PlantIdSchema, parseNewPlant } from './new-plant.schema.ts';
+export { type DeletePlantDeps, deletePlant } from './delete-plant.ts';
+export {
+  InvalidParameterError,
+  InvalidPlantError,
+  PlantConflictError,
+  type PlantIssue,
+  PlantNotFoundError,
+  StorageUnavailableError,
+} from './errors.ts';
+export { type GetPlantDeps, getPlant } from './get-plant.ts';
+export { type ListPlantsDeps, listPlants, type PlantPage } from './list-plants.ts';
+export {
+  NewPlantObjectSchema,
+  NewPlantSchema,
+  PLANT_ID_METADATA,
+  PlantIdSchema,
+  parseNewPlant,
+} from './new-plant.schema.ts';
 export { hasSameContent, INT64_MAX, INT64_MIN, type NewPlant, type Plant, toPlant } from './plant.ts';
+export { type PlantCreated, plantCreated } from './plant-created.ts';
+export {
+  DEFAULT_PAGE_LIMIT,
+  ListPlantsParametersSchema,
+  type ListPlantsQuery,
+  ListPlantsQuerySchema,
+  MAX_PAGE_LIMIT,
+  PageLimitSchema,
+  PageLimitTextSchema,
+  PlantIdTextSchema,
+  parseListPlantsParameters,
+  parsePlantIdParameter,
+} from './plant-parameters.schema.ts';
 export type { InsertOutcome, PlantRepository } from './plant-repository.port.ts';
-export type { ConnectionPoolStats, PlantStorage } from './plant-storage.port.ts';
+export type { PlantStorage } from './plant-storage.port.ts';

@@ -1,7 +1,9 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { InvalidPlantError } from './errors.ts';
-import { parseNewPlant } from './new-plant.schema.ts';
+import { NewPlantObjectSchema, NewPlantSchema, PlantIdSchema, parseNewPlant } from './new-plant.schema.ts';
 import { INT64_MAX, INT64_MIN } from './plant.ts';
+import { PlantIdTextSchema } from './plant-parameters.schema.ts';
 
 function problemsOf(input: unknown): string[] {
   try {
@@ -100,5 +102,20 @@ describe('parseNewPlant', () => {
     expect(() => parseNewPlant({ id: 1n, name: null })).toThrow(
       'invalid plant: name must be a string, not null',
     );
+  });
+});
+
+describe('what the schemas tell those who describe them', () => {
+  it.each([
+    ['PlantIdSchema', PlantIdSchema],
+    ['PlantIdTextSchema', PlantIdTextSchema],
+  ])('when the metadata of %s is read, then it says int64 with the exact bounds', (_name, schema) => {
+    expect(v.getMetadata(schema)).toStrictEqual({ format: 'int64', minimum: INT64_MIN, maximum: INT64_MAX });
+  });
+
+  it('when the NewPlant object schema is read, then its fields are the rules NewPlantSchema parses with', () => {
+    expect(Object.keys(NewPlantObjectSchema.entries)).toEqual(['id', 'name', 'tag']);
+    expect(NewPlantObjectSchema.entries.id).toBe(PlantIdSchema);
+    expect(NewPlantSchema.pipe).toContain(NewPlantObjectSchema);
   });
 });

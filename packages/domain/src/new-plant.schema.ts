@@ -4,6 +4,13 @@ import { INT64_MAX, INT64_MIN, type NewPlant } from './plant.ts';
 
 const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
 
+/**
+ * What an id is to whoever describes it (an OpenAPI document): an int64 with its exact bounds, as
+ * bigints. Read it with valibot's `getMetadata` from `PlantIdSchema` or `PlantIdTextSchema`, rather
+ * than from the checks of their pipes, whose order is theirs to change.
+ */
+export const PLANT_ID_METADATA = { format: 'int64', minimum: INT64_MIN, maximum: INT64_MAX } as const;
+
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -44,6 +51,7 @@ export const PlantIdSchema = v.pipe(
     'must be passed as a bigint: a number beyond 2^53 is not exact',
   ),
   v.transform((n) => BigInt(n)),
+  v.metadata(PLANT_ID_METADATA),
 );
 
 // PostgreSQL text holds neither NUL nor lone UTF-16 surrogates; refusing them here gives every
@@ -54,15 +62,23 @@ const PlantTextSchema = v.pipe(
   v.check((s) => s.isWellFormed(), 'must be well-formed Unicode (it contains a lone surrogate)'),
 );
 
-/** The rules of a NewPlant: `id` an int64, `name` a string, `tag` an optional string. Other fields are ignored. */
+/**
+ * The fields of a NewPlant: `id` an int64, `name` a string, `tag` an optional string. Other fields are
+ * ignored. Like any valibot object schema it takes an array too: parse with `NewPlantSchema`.
+ */
+export const NewPlantObjectSchema = v.object(
+  { id: PlantIdSchema, name: PlantTextSchema, tag: v.optional(PlantTextSchema) },
+  // The object schema reports a missing key with the key in the issue's path.
+  'is required',
+);
+
+/** The rules of a NewPlant: a JSON object (not an array) with the fields of `NewPlantObjectSchema`. */
 export const NewPlantSchema = v.pipe(
-  // valibot's object schema takes arrays too; a NewPlant is a JSON object only.
   v.custom<Record<string, unknown>>(
     (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
     (issue) => `must be a JSON object, not ${describeValue(issue.input)}`,
   ),
-  // The object schema reports a missing key with the key in the issue's path.
-  v.object({ id: PlantIdSchema, name: PlantTextSchema, tag: v.optional(PlantTextSchema) }, 'is required'),
+  NewPlantObjectSchema,
 );
 
 function toIssue(issue: v.BaseIssue<unknown>): PlantIssue {

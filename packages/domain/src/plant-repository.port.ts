@@ -17,4 +17,19 @@ export interface PlantRepository {
 
   /** The plant stored under this id, exactly as it was stored, or undefined. */
   findById(id: bigint): Promise<NewPlant | undefined>;
+
+  /**
+   * At most `limit` plants with ids greater than `after` (from the smallest id when undefined),
+   * ascending by id, exactly as stored. Each call sees the plants stored when it runs; a plant
+   * stored for the whole of a walk of pages (each call `after` the last id of the previous) is
+   * returned exactly once by it. `limit` is a positive integer.
+   */
+  listAfter(after: bigint | undefined, limit: number): Promise<NewPlant[]>;
+
+  /**
+   * Deletes the plant stored under this id, in one atomic step: true when a plant was deleted,
+   * false when none was stored. Of concurrent calls for one id, at most one answers true. The id is
+   * then free: insertIfAbsent stores any plant under it.
+   */
+  deleteById(id: bigint): Promise<boolean>;
 }

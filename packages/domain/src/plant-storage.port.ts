@@ -7,17 +7,4 @@ export interface PlantStorage {
   checkReady(): Promise<void>;
   /** Releases connections and files. Idempotent. */
   close(): Promise<void>;
-  /** How the storage's connection pool is used now, for metrics; absent where there is no pool. */
-  connectionPool?(): ConnectionPoolStats;
-}
-
-/** A snapshot of a connection pool. */
-export interface ConnectionPoolStats {
-  /** Connections open, busy or idle. */
-  readonly total: number;
-  readonly idle: number;
-  /** Operations waiting for a connection. */
-  readonly waiting: number;
-  /** The most connections the pool opens. */
-  readonly max: number;
 }

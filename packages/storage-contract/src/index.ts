@@ -1,3 +1,2 @@
 export { plantTextArbitrary } from './plant-properties.ts';
 export { describePlantRepositoryContract, type PlantStorageHarness } from './plant-repository-contract.ts';
-export { randomPlantId } from './random-plant-id.ts';

@@ -1,14 +1,17 @@
 import {
   createPlant,
+  deletePlant,
+  getPlant,
   INT64_MAX,
   INT64_MIN,
   type NewPlant,
   PlantConflictError,
+  PlantNotFoundError,
   type PlantRepository,
 } from '@plant-store/domain';
+import { randomPlantId } from '@plant-store/test-support';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { randomPlantId } from './random-plant-id.ts';
 
 /** Text the domain accepts: any code point but NUL, never a lone surrogate ('binary' makes none). */
 export const plantTextArbitrary: fc.Arbitrary<string> = fc
@@ -61,6 +64,7 @@ const CONTENTS: readonly Omit<NewPlant, 'id'>[] = [
 
 type Step =
   | { readonly kind: 'create'; readonly id: number; readonly content: number }
+  | { readonly kind: 'delete'; readonly id: number }
   | { readonly kind: 'race'; readonly id: number; readonly contents: readonly number[] };
 
 const ID_POOL = 4;
@@ -72,6 +76,10 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       id: fc.nat(ID_POOL - 1),
       content: fc.nat(CONTENTS.length - 1),
     }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('delete' as const), id: fc.nat(ID_POOL - 1) }),
   },
   {
     weight: 1,
@@ -92,10 +100,11 @@ function contentOf(plant: Omit<NewPlant, 'id'>): Omit<NewPlant, 'id'> {
 }
 
 /**
- * Property: the createPlant use case over this repository behaves as a plain Map model under any
- * sequence of creates, retries (same id, same content), conflicts (same id, other content) and
- * races (several creates of one id at once: exactly one content wins, the others are retries or
- * conflicts of it). Each run uses fresh ids, so runs and other tests never meet.
+ * Property: the createPlant, deletePlant and getPlant use cases over this repository behave as a
+ * plain Map model under any sequence of creates, retries (same id, same content), conflicts (same
+ * id, other content), deletes (after which the id takes any content) and races (several creates of
+ * one id at once: exactly one content wins, the others are retries or conflicts of it). Each run
+ * uses fresh ids, so runs and other tests never meet.
  */
 export async function checkCreatePlantAgainstModel(plants: PlantRepository, numRuns: number): Promise<void> {
   await fc.assert(
@@ -105,6 +114,12 @@ export async function checkCreatePlantAgainstModel(plants: PlantRepository, numR
       const input = (id: number, content: number) => ({ id: ids[id], ...CONTENTS[content] });
 
       for (const step of steps) {
+        if (step.kind === 'delete') {
+          const attempt = deletePlant({ plants }, ids[step.id] as bigint);
+          if (model.delete(step.id)) await expect(attempt).resolves.toBeUndefined();
+          else await expect(attempt).rejects.toBeInstanceOf(PlantNotFoundError);
+          continue;
+        }
         if (step.kind === 'create') {
           const content = CONTENTS[step.content] as Omit<NewPlant, 'id'>;
           const known = model.get(step.id);
@@ -155,6 +170,9 @@ export async function checkCreatePlantAgainstModel(plants: PlantRepository, numR
         const known = model.get(id);
         const found = await plants.findById(ids[id] as bigint);
         expect(found).toStrictEqual(known === undefined ? undefined : { id: ids[id], ...contentOf(known) });
+        const answer = getPlant({ plants }, ids[id] as bigint);
+        if (known === undefined) await expect(answer).rejects.toBeInstanceOf(PlantNotFoundError);
+        else await expect(answer).resolves.toStrictEqual(contentOf(known));
       }
     }),
     { numRuns },

@@ -5,10 +5,13 @@ import {
   type PlantStorage,
   StorageUnavailableError,
 } from '@plant-store/domain';
+import { randomPlantId } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeDeletingContract } from './deleting-contract.ts';
+import { describeListingContract } from './listing-contract.ts';
 import { checkCreatePlantAgainstModel, checkRoundTrip } from './plant-properties.ts';
-import { randomPlantId } from './random-plant-id.ts';
 import { BOUNDARY_IDS, SAMPLE_STRINGS } from './sample-strings.ts';
+import { storeOrKeep } from './store-or-keep.ts';
 
 /** How the contract reaches an adapter. */
 export interface PlantStorageHarness {
@@ -19,12 +22,6 @@ export interface PlantStorageHarness {
   open(): Promise<PlantStorage>;
   /** true when open() after close() sees the same stored plants */
   durable: boolean;
-}
-
-/** What the store holds for this plant after insertIfAbsent: ours, or what was there before. */
-async function storeOrKeep(plants: PlantRepository, plant: NewPlant): Promise<NewPlant> {
-  const outcome = await plants.insertIfAbsent(plant);
-  return outcome.inserted ? plant : outcome.existing;
 }
 
 function winnerOf(outcomes: readonly InsertOutcome[], attempts: readonly NewPlant[]): NewPlant {
@@ -170,11 +167,18 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
         await expect(plants().findById(id)).resolves.toStrictEqual(winner);
       });
 
+      it('when one plant object is inserted twice at once, then exactly one insert reports inserted, the other the plant', async () => {
+        const plant = { id: randomPlantId(), name: 'Fern', tag: '' };
+        const outcomes = await Promise.all([plants().insertIfAbsent(plant), plants().insertIfAbsent(plant)]);
+        expect(outcomes).toContainEqual({ inserted: true });
+        expect(outcomes).toContainEqual({ inserted: false, existing: plant });
+      });
+
       it('when arbitrary valid NewPlants are inserted, then each round-trips exactly (property)', async () => {
         await checkRoundTrip(plants(), 100);
       });
 
-      it('when createPlant runs random sequences of creates, retries, conflicts and races, then it behaves as a Map model (property)', async () => {
+      it('when createPlant and deletePlant run random sequences of creates, retries, conflicts, deletes and races, then they behave as a Map model (property)', async () => {
         await checkCreatePlantAgainstModel(plants(), 50);
       });
 
@@ -184,6 +188,14 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
         expect(outcomes).toStrictEqual(attempts.map(() => ({ inserted: true })));
         const found = await Promise.all(attempts.map((plant) => plants().findById(plant.id)));
         expect(found).toStrictEqual(attempts);
+      });
+
+      describe('listing', () => {
+        describeListingContract(plants);
+      });
+
+      describe('deleting', () => {
+        describeDeletingContract(plants);
       });
     });
 
@@ -214,6 +226,18 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
           StorageUnavailableError,
         );
       });
+
+      it('when it is used, then listAfter and deleteById reject with StorageUnavailableError', async () => {
+        await expect(storage().plants.listAfter(undefined, 1)).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+        await expect(storage().plants.listAfter(randomPlantId(), 100)).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+        await expect(storage().plants.deleteById(randomPlantId())).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+      });
     });
 
     // Registered only for a durable store: a store that promises nothing here has nothing to skip.
@@ -239,6 +263,33 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
             const found = await Promise.all(plants.map((plant) => reopened.plants.findById(plant.id)));
             expect(found).toStrictEqual(stored);
             expect(found.slice(0, 3)).toStrictEqual(plants.slice(0, 3));
+          } finally {
+            await reopened.close();
+          }
+        });
+
+        it('when a plant is deleted and another created under its id, then after reopening the first stays gone and the second is there', async () => {
+          const deleted = { id: randomPlantId(), name: 'deleted' };
+          const replaced = { id: randomPlantId(), name: 'first', tag: '' };
+          const replacement = { id: replaced.id, name: 'second' };
+          const first = await harness.open();
+          try {
+            await first.plants.insertIfAbsent(deleted);
+            await first.plants.insertIfAbsent(replaced);
+            expect(await first.plants.deleteById(deleted.id)).toBe(true);
+            expect(await first.plants.deleteById(replaced.id)).toBe(true);
+            expect(await first.plants.insertIfAbsent(replacement)).toStrictEqual({ inserted: true });
+          } finally {
+            await first.close();
+          }
+
+          const reopened = await harness.open();
+          try {
+            await expect(reopened.plants.findById(deleted.id)).resolves.toBeUndefined();
+            await expect(reopened.plants.findById(replaced.id)).resolves.toStrictEqual(replacement);
+            await expect(reopened.plants.listAfter(replaced.id - 1n, 1)).resolves.toStrictEqual([
+              replacement,
+            ]);
           } finally {
             await reopened.close();
           }

@@ -1,4 +1,5 @@
 import type { InsertOutcome, NewPlant, PlantRepository } from '@plant-store/domain';
+import { createSortedById } from './sorted-by-id.ts';
 
 // Callers own the objects they pass and get: copying keeps the store immune to their later changes.
 function copyOf(plant: NewPlant): NewPlant {
@@ -7,20 +8,34 @@ function copyOf(plant: NewPlant): NewPlant {
     : { id: plant.id, name: plant.name, tag: plant.tag };
 }
 
-/** A PlantRepository over a Map: nothing survives the process. For tests, demos and throwaway runs. */
+/**
+ * A PlantRepository over a Map, with the plants also kept in id order for listing. Nothing survives the
+ * process. For tests, demos and throwaway runs. Every method reads or changes the store in one
+ * synchronous step, so concurrent calls cannot interleave within one.
+ */
 export function createMemoryPlantRepository(): PlantRepository {
   const plants = new Map<bigint, NewPlant>();
+  const ordered = createSortedById<NewPlant>();
   return {
-    // The check and the set run in one synchronous step, so concurrent calls cannot interleave.
     async insertIfAbsent(plant): Promise<InsertOutcome> {
       const existing = plants.get(plant.id);
       if (existing) return { inserted: false, existing: copyOf(existing) };
-      plants.set(plant.id, copyOf(plant));
+      const stored = copyOf(plant);
+      plants.set(plant.id, stored);
+      ordered.add(stored);
       return { inserted: true };
     },
     async findById(id) {
       const plant = plants.get(id);
       return plant && copyOf(plant);
+    },
+    async listAfter(after, limit) {
+      return ordered.after(after, limit).map(copyOf);
+    },
+    async deleteById(id) {
+      if (!plants.delete(id)) return false;
+      ordered.delete(id);
+      return true;
     },
   };
 }

@@ -22,6 +22,14 @@ export function openMemoryPlantStorage(): PlantStorage {
       ensureOpen();
       return repository.findById(id);
     },
+    async listAfter(after, limit) {
+      ensureOpen();
+      return repository.listAfter(after, limit);
+    },
+    async deleteById(id) {
+      ensureOpen();
+      return repository.deleteById(id);
+    },
   };
 
   return {

@@ -1,5 +1,10 @@
 export { migrateToLatest } from './migrate.ts';
 export { openPglitePlantStorage, type PglitePlantStorageOptions } from './open-pglite-plant-storage.ts';
-export { openPostgresPlantStorage, type PostgresPlantStorageOptions } from './open-postgres-plant-storage.ts';
+export {
+  type ConnectionPoolStats,
+  openPostgresPlantStorage,
+  type PostgresPlantStorage,
+  type PostgresPlantStorageOptions,
+} from './open-postgres-plant-storage.ts';
 export type { PlantDatabase } from './plant-database.ts';
 export { createPostgresPlantRepository } from './postgres-plant-repository.ts';

@@ -27,6 +27,22 @@ export interface PostgresPlantStorageOptions {
   readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
 }
 
+/** A snapshot of the pg pool, for a service's metrics. */
+export interface ConnectionPoolStats {
+  /** Connections open, busy or idle. */
+  readonly total: number;
+  readonly idle: number;
+  /** Operations waiting for a connection. */
+  readonly waiting: number;
+  /** The most connections the pool opens. */
+  readonly max: number;
+}
+
+/** The storage on a PostgreSQL server, and how its connection pool is used now. */
+export interface PostgresPlantStorage extends PlantStorage {
+  connectionPool(): ConnectionPoolStats;
+}
+
 // Per pool, not pg.types.setTypeParser: changing pg's global parsers would change every other
 // pg user in the process. int8 as a bigint keeps ids above 2^53 exact; pg's default is a string.
 const int8AsBigInt: pg.CustomTypesConfig = {
@@ -40,7 +56,9 @@ const int8AsBigInt: pg.CustomTypesConfig = {
  * Opens a PlantStorage on a PostgreSQL server through a pg pool and runs the migrations
  * before it resolves. Rejects with StorageUnavailableError when the server cannot be reached.
  */
-export async function openPostgresPlantStorage(options: PostgresPlantStorageOptions): Promise<PlantStorage> {
+export async function openPostgresPlantStorage(
+  options: PostgresPlantStorageOptions,
+): Promise<PostgresPlantStorage> {
   const statementTimeout = options.statementTimeoutMillis ?? 10_000;
   const max = options.poolSize ?? 10;
   const pool = new pg.Pool({

@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
-import { describePlantRepositoryContract, randomPlantId } from '@plant-store/storage-contract';
+import { describePlantRepositoryContract } from '@plant-store/storage-contract';
+import { createTestSchema, freePort, provideTestPostgres, randomPlantId } from '@plant-store/test-support';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
-import { createTestSchema, provideTestPostgres } from './testing.ts';
 
 const server = await provideTestPostgres();
 afterAll(async () => {
@@ -70,15 +70,6 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       await sleep(20);
     }
     throw new Error('no statement got blocked by the lock');
-  }
-
-  async function freePort(): Promise<number> {
-    const probe = createServer().listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const address = probe.address();
-    probe.close();
-    if (address === null || typeof address === 'string') throw new Error('no TCP port');
-    return address.port;
   }
 
   describe('openPostgresPlantStorage', () => {

@@ -17,16 +17,28 @@ function toNewPlant(row: PlantRow): NewPlant {
   return row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag };
 }
 
+// A delete can remove the row an insert conflicted with before the insert reads it back; the
+// insert is then tried again. Each further round needs yet another create and delete of that id to
+// land between two statements of ours: the bound is never reached by chance.
+const MAX_INSERT_ROUNDS = 100;
+
 /**
  * Inserts a batch of plants with one statement, and answers each plant in order as if they had
  * been inserted one after the other: the database decides between batches (the primary key and
  * ON CONFLICT, as for a single insert), and within the batch the first plant of an id is the one
  * sent, the others of that id are settled against it.
  */
-async function insertBatch(db: Kysely<PlantDatabase>, plants: readonly NewPlant[]): Promise<InsertOutcome[]> {
-  const firstOfId = new Map<bigint, NewPlant>();
-  for (const plant of plants) if (!firstOfId.has(plant.id)) firstOfId.set(plant.id, plant);
-  const sent = [...firstOfId.values()];
+async function insertBatch(
+  db: Kysely<PlantDatabase>,
+  plants: readonly NewPlant[],
+  round = 1,
+): Promise<InsertOutcome[]> {
+  // By position, not by object: a caller may pass one object twice, and only one of them inserts.
+  const firstOfId = new Map<bigint, number>();
+  plants.forEach((plant, index) => {
+    if (!firstOfId.has(plant.id)) firstOfId.set(plant.id, index);
+  });
+  const sent = [...firstOfId.values()].map((index) => plants[index] as NewPlant);
 
   // One statement decides: of racing inserts the primary key lets exactly one through, and
   // ON CONFLICT makes the others wait for it to commit, then do nothing. It resolves once committed.
@@ -50,15 +62,32 @@ async function insertBatch(db: Kysely<PlantDatabase>, plants: readonly NewPlant[
     for (const row of rows) existing.set(BigInt(row.id), toNewPlant(row));
   }
 
-  return plants.map((plant): InsertOutcome => {
-    const first = firstOfId.get(plant.id) as NewPlant;
+  const outcomes = plants.map((plant, index): InsertOutcome | undefined => {
+    const first = firstOfId.get(plant.id) as number;
     if (inserted.has(plant.id))
-      return first === plant ? { inserted: true } : { inserted: false, existing: first };
+      return first === index ? { inserted: true } : { inserted: false, existing: plants[first] as NewPlant };
     const stored = existing.get(plant.id);
-    if (stored === undefined)
-      throw new Error(`plant ${plant.id} conflicted on insert but cannot be read back`);
-    return { inserted: false, existing: stored };
+    return stored && { inserted: false, existing: stored };
   });
+
+  // Deleted between the two statements: as if the delete had come first, these insert again.
+  const vanished = plants.flatMap((_, index) => (outcomes[index] === undefined ? [index] : []));
+  if (vanished.length > 0) {
+    if (round >= MAX_INSERT_ROUNDS) {
+      throw new Error(
+        `plant ${plants[vanished[0] as number]?.id} was deleted under ${round} inserts in a row`,
+      );
+    }
+    const again = await insertBatch(
+      db,
+      vanished.map((index) => plants[index] as NewPlant),
+      round + 1,
+    );
+    vanished.forEach((index, position) => {
+      outcomes[index] = again[position];
+    });
+  }
+  return outcomes as InsertOutcome[];
 }
 
 export interface PostgresPlantRepositoryOptions {
@@ -94,6 +123,26 @@ export function createPostgresPlantRepository(
           .where('id', '=', id)
           .executeTakeFirst();
         return row && toNewPlant(row);
+      }),
+    // Keyset pagination on the primary key's index: `id > $after ORDER BY id LIMIT $n` reads only
+    // the rows it returns, at any depth, where OFFSET would read and drop every row before them.
+    listAfter: (after, limit) =>
+      mapStorageErrors(async () => {
+        const rows = await db
+          .selectFrom('plants')
+          .select(['id', 'name', 'tag'])
+          .$if(after !== undefined, (query) => query.where('id', '>', after as bigint))
+          .orderBy('id')
+          .limit(limit)
+          .execute();
+        return rows.map(toNewPlant);
+      }),
+    // One statement: of concurrent deletes of one id, the row lock lets one delete it, and the
+    // others, once it has committed, find nothing.
+    deleteById: (id) =>
+      mapStorageErrors(async () => {
+        const deleted = await db.deleteFrom('plants').where('id', '=', id).returning('id').execute();
+        return deleted.length > 0;
       }),
   };
 }

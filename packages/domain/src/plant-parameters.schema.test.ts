@@ -1,0 +1,145 @@
+import { parse as parseQueryString } from 'node:querystring';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { InvalidParameterError } from './errors.ts';
+import { INT64_MAX, INT64_MIN } from './plant.ts';
+import { parseListPlantsParameters, parsePlantIdParameter } from './plant-parameters.schema.ts';
+
+const PLAIN_DECIMAL =
+  'must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)';
+const INT64 = 'must be an integer between -9223372036854775808 and 9223372036854775807';
+const LIMIT = 'must be an integer from 1 to 1000';
+
+function problemsOf(parse: () => unknown): string[] {
+  try {
+    parse();
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidParameterError);
+    return (error as InvalidParameterError).issues.map(({ field, problem }) => `${field}: ${problem}`);
+  }
+  throw new Error('expected the input to be refused');
+}
+
+describe('parsePlantIdParameter', () => {
+  it.each([
+    ['0', 0n],
+    ['-1', -1n],
+    ['9007199254740993', 9007199254740993n],
+    ['9223372036854775807', INT64_MAX],
+    ['-9223372036854775808', INT64_MIN],
+  ])('when the text is %s, then it is the int64 %s exactly', (text, id) => {
+    expect(parsePlantIdParameter(text)).toBe(id);
+  });
+
+  it.each([
+    '',
+    '+1',
+    '01',
+    '-0',
+    '00',
+    '-',
+    '--1',
+    '1.0',
+    '1.5',
+    '1e3',
+    ' 1',
+    '1 ',
+    '0x10',
+    '1_000',
+    '١٢',
+    'Infinity',
+    'NaN',
+    'abc',
+  ])('when the text is %j, then it is refused as not plain decimal', (text) => {
+    expect(problemsOf(() => parsePlantIdParameter(text))).toEqual([`id: ${PLAIN_DECIMAL}`]);
+  });
+
+  it.each(['9223372036854775808', '-9223372036854775809', '99999999999999999999', '1'.repeat(100_000)])(
+    'when the text is the integer %s outside int64, then it is refused as out of range',
+    (text) => {
+      expect(problemsOf(() => parsePlantIdParameter(text))).toEqual([`id: ${INT64}`]);
+    },
+  );
+
+  it('when a field name is given, then the error names it', () => {
+    expect(() => parsePlantIdParameter('x', 'after')).toThrow(`invalid parameter: after ${PLAIN_DECIMAL}`);
+  });
+
+  it('when any int64 is written in decimal, then it reads back exactly (property)', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: INT64_MIN, max: INT64_MAX }), (id) => {
+        expect(parsePlantIdParameter(String(id))).toBe(id);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('when the text is anything at all, then it is an int64 whose decimal text it is, or InvalidParameterError (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.stringMatching(/^[-+0-9.e ]{0,22}$/), fc.bigInt().map(String)),
+        (text) => {
+          try {
+            expect(String(parsePlantIdParameter(text))).toBe(text);
+          } catch (error) {
+            expect(error).toBeInstanceOf(InvalidParameterError);
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('parseListPlantsParameters', () => {
+  it('when no parameter is given, then the query is empty (listPlants fills in the default limit)', () => {
+    expect(parseListPlantsParameters({})).toStrictEqual({});
+  });
+
+  it('when limit and after are given as text, then they are read exactly', () => {
+    expect(parseListPlantsParameters({ limit: '1000', after: '-9223372036854775808' })).toStrictEqual({
+      limit: 1000,
+      after: INT64_MIN,
+    });
+    expect(parseListPlantsParameters({ limit: '1' })).toStrictEqual({ limit: 1 });
+  });
+
+  it('when unknown parameters are given, then they are ignored', () => {
+    expect(parseListPlantsParameters({ sort: 'desc', offset: '-1', limit: '5' })).toStrictEqual({ limit: 5 });
+  });
+
+  it('when the query comes from node:querystring (a null-prototype object), then it is read as any other', () => {
+    expect(parseListPlantsParameters(parseQueryString('limit=7&after=9007199254740993&x=1'))).toStrictEqual({
+      limit: 7,
+      after: 9007199254740993n,
+    });
+  });
+
+  it.each(['0', '1001', '01', '+5', '5.0', '1e2', '', ' 5', '-1', '99999', 'ten'])(
+    'when limit is %j, then it is refused naming limit',
+    (limit) => {
+      expect(problemsOf(() => parseListPlantsParameters({ limit }))).toEqual([`limit: ${LIMIT}`]);
+    },
+  );
+
+  it.each([
+    ['+1', PLAIN_DECIMAL],
+    ['', PLAIN_DECIMAL],
+    ['1.0', PLAIN_DECIMAL],
+    ['9223372036854775808', INT64],
+  ])('when after is %j, then it is refused naming after', (after, problem) => {
+    expect(problemsOf(() => parseListPlantsParameters({ after }))).toEqual([`after: ${problem}`]);
+  });
+
+  it('when a parameter is given twice, then it is refused as given more than once', () => {
+    expect(
+      problemsOf(() => parseListPlantsParameters(parseQueryString('limit=1&limit=2&after=1&after=2'))),
+    ).toEqual(['limit: must be given once', 'after: must be given once']);
+  });
+
+  it('when both parameters are bad, then the message names both', () => {
+    expect(() => parseListPlantsParameters({ limit: '0', after: 'x' })).toThrow(
+      `invalid parameter: limit ${LIMIT}; after ${PLAIN_DECIMAL}`,
+    );
+  });
+});
