@@ -4,7 +4,8 @@ import { INT64_MAX, INT64_MIN, type NewPlant, type PlantStorage } from '@plant-s
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeRequest } from './support/raw-http.ts';
+import { fractionSourceArbitrary, int64SourceArbitrary } from './support/json-number-arbitraries.ts';
+import { nodeRequest, type RawResponse } from './support/raw-http.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
 /** Text the domain accepts (as in the storage contract's properties): any code point but NUL. */
@@ -27,6 +28,8 @@ function recordingStorage(): { storage: PlantStorage; takeStored(): NewPlant[] }
           return outcome;
         },
         findById: (id) => inner.plants.findById(id),
+        listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+        deleteById: (id) => inner.plants.deleteById(id),
       },
     },
   };
@@ -41,12 +44,15 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function post(body: Uint8Array | string): Promise<number> {
-  const response = await nodeRequest(server.port, {
+function postResponse(body: Uint8Array | string): Promise<RawResponse> {
+  return nodeRequest(server.port, {
     headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
     chunks: [body],
   });
-  return response.status;
+}
+
+async function post(body: Uint8Array | string): Promise<number> {
+  return (await postResponse(body)).status;
 }
 
 describe('hostile bodies on POST /plants (properties)', () => {
@@ -140,6 +146,41 @@ describe('hostile bodies on POST /plants (properties)', () => {
         } else {
           // fast-check likes the edges (0, ±2^63): a valid id seen before is a retry or a conflict.
           expect(status).toBe(before.name === content.name && before.tag === content.tag ? 200 : 409);
+          expect(stored).toEqual([]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('when the id has a non-zero fractional part, in any spelling and of any size, then it is refused as a fraction and nothing is stored', async () => {
+    await fc.assert(
+      fc.asyncProperty(fractionSourceArbitrary, async (source) => {
+        const response = await postResponse(`{"id":${source},"name":"fraction"}`);
+        expect(recording.takeStored()).toEqual([]);
+        expect(response.status).toBe(400);
+        expect(response.json()).toEqual({
+          error: 400,
+          message: 'invalid plant: id must be an integer, without a fractional part',
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('when the id is a whole int64 in any spelling, then exactly that id is stored', async () => {
+    await fc.assert(
+      fc.asyncProperty(int64SourceArbitrary, async ({ source, value }) => {
+        const name = `spelling ${source}`;
+        // fast-check picks some ids more than once (0, ±2^63), here or in the tests above.
+        const before = await recording.storage.plants.findById(value);
+        const status = await post(`{"id":${source},"name":${JSON.stringify(name)}}`);
+        const stored = recording.takeStored();
+        if (before === undefined) {
+          expect(status).toBe(200);
+          expect(stored).toEqual([{ id: value, name }]);
+        } else {
+          expect(status).toBe(before.name === name && before.tag === undefined ? 200 : 409);
           expect(stored).toEqual([]);
         }
       }),

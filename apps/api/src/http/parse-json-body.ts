@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import type { AppState } from './app-state.ts';
 import { HttpError } from './http-error.ts';
-import { parseJsonExact } from './json-exact.ts';
 import { isUtf8JsonMediaType } from './json-media-type.ts';
+import { parseJsonShallow } from './json-shallow.ts';
 
 // The rest of a refused body is not read: closing the connection is cheaper than draining it.
 const CLOSE = { Connection: 'close' } as const;
@@ -70,20 +70,21 @@ function decodeUtf8(bytes: Buffer): string {
   return text;
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string, members: ReadonlySet<string>): unknown {
   try {
-    return parseJsonExact(text);
+    return parseJsonShallow(text, members);
   } catch (error) {
-    const reason = error instanceof SyntaxError ? error.message : 'unreadable JSON';
-    throw new HttpError(400, `the request body is not valid JSON: ${reason}`);
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new HttpError(400, `the request body is not valid JSON: ${error.message}`);
   }
 }
 
 /**
  * Puts the request's JSON body in ctx.state.body, checking in DESIGN.md's order: media type (415),
- * size (413), then UTF-8 and JSON (400). Integers in it are exact bigints (see json-exact.ts).
+ * size (413), then UTF-8 and JSON (400). Of a top-level object only `members` are built, the
+ * rest checked and ignored; integers are exact bigints (see json-shallow.ts).
  */
-export function parseJsonBody(limit: number): Middleware<AppState> {
+export function parseJsonBody(limit: number, members: ReadonlySet<string>): Middleware<AppState> {
   return async (ctx, next) => {
     if (!isUtf8JsonMediaType(ctx.req.headers['content-type'])) {
       throw new HttpError(415, 'the request body must be application/json (UTF-8)');
@@ -93,7 +94,7 @@ export function parseJsonBody(limit: number): Middleware<AppState> {
 
     const text = decodeUtf8(await readBody(ctx.req, limit));
     if (/^[ \t\n\r]*$/.test(text)) throw new HttpError(400, 'request body is required');
-    ctx.state.body = parseJson(text);
+    ctx.state.body = parseJson(text, members);
     await next();
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type Stats, statSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { readTokensFile, type TokensFile, tokensFileVersion } from '../config/tokens-file.ts';
 
 /** The bearer tokens accepted now. */
 export interface TokenSet {
@@ -40,26 +40,11 @@ export function fixedTokenSet(tokens: readonly string[]): TokenSet {
 export interface ReloadingTokenSetOptions {
   /** Every token accepted at start: API_TOKENS (or a generated one) and the file's. */
   readonly tokens: readonly string[];
-  /** API_TOKENS_FILE. */
-  readonly file: string;
-  /** Reads and checks the file; `problems` never holds a token. */
-  readonly read: (file: string) => { tokens: string[]; problems: string[] };
+  /** API_TOKENS_FILE as read at start. */
+  readonly file: TokensFile;
   readonly logger: Logger;
   /** The file is looked at (one stat) at most this often. Default 1000. */
   readonly checkEveryMs?: number;
-}
-
-/** What tells one version of the file from another, without reading it. */
-function signatureOf(stats: Stats): string {
-  return `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
-}
-
-function statOrUndefined(file: string): Stats | undefined {
-  try {
-    return statSync(file);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -69,34 +54,38 @@ function statOrUndefined(file: string): Stats | undefined {
  * token at all (a half-written file) is not taken: the previous tokens stay, with a warning.
  */
 export function reloadingTokenSet(options: ReloadingTokenSetOptions): TokenSet {
-  const { file, read, logger } = options;
+  const { file, logger } = options;
   const checkEveryMs = options.checkEveryMs ?? 1_000;
   // The tokens that do not come from the file stay whatever the file becomes.
-  const fromFileAtStart = new Set(read(file).tokens);
+  const fromFileAtStart = new Set(file.tokens);
   const fixed = options.tokens.filter((token) => !fromFileAtStart.has(token));
 
   let digests = digestsOf(options.tokens);
-  const atStart = statOrUndefined(file);
-  let signature = atStart === undefined ? '' : signatureOf(atStart);
+  // The version read at start, not the one here now: a file changed since is read at the first look.
+  let version = file.version;
   let checkedAt = performance.now();
 
   const refresh = (): void => {
-    const stats = statOrUndefined(file);
+    const next = tokensFileVersion(file.path);
     // Missing for a moment while a secret is swapped: keep what we have and look again later.
-    if (stats === undefined) return;
-    const next = signatureOf(stats);
-    if (next === signature) return;
-    signature = next;
-    const { tokens, problems } = read(file);
+    if (next === undefined || next === version) return;
+    version = next;
+    const { tokens, problems } = readTokensFile(file.path);
     if (problems.length > 0 || tokens.length === 0) {
       logger.warn(
-        { file, problems: problems.length > 0 ? problems : ['the file holds no token'] },
+        {
+          file: file.path,
+          problems:
+            problems.length > 0
+              ? problems.map((problem) => `API_TOKENS_FILE ${problem}`)
+              : ['the file holds no token'],
+        },
         'API_TOKENS_FILE changed but is not usable: keeping the previous tokens',
       );
       return;
     }
     digests = digestsOf([...fixed, ...tokens]);
-    logger.info({ file, tokens: tokens.length }, 'API_TOKENS_FILE changed: tokens reloaded');
+    logger.info({ file: file.path, tokens: tokens.length }, 'API_TOKENS_FILE changed: tokens reloaded');
   };
 
   return {
