@@ -112,6 +112,33 @@ describe('loadConfig', () => {
       },
     );
 
+    it.each([
+      ['POSTGRES://u@h/db', { kind: 'postgres', connectionString: 'POSTGRES://u@h/db' }],
+      ['PGlite:./local', { kind: 'pglite', dataDir: './local' }],
+      ['Memory:', { kind: 'memory' }],
+    ])(
+      'when its scheme is written in capitals (%s), then it is the same scheme, as in any URL',
+      (url, database) => {
+        expect(loadConfig({ DATABASE_URL: url }).database).toEqual(database);
+      },
+    );
+
+    it.each(['memory:plants', 'postgres:u@h/db'])(
+      'when %s has a known scheme but not the form its storage reads, then it is refused',
+      (url) => {
+        expect(problemsOf({ DATABASE_URL: url })).toEqual([
+          expect.stringMatching(/^DATABASE_URL must be postgres:\/\//),
+        ]);
+      },
+    );
+
+    it('when it is refused, then the message lists every storage it may name', () => {
+      expect(problemsOf({ DATABASE_URL: 'sqlite:plants.db' })).toEqual([
+        'DATABASE_URL must be postgres://… or postgresql://… (a server), pglite:<dir> (embedded), ' +
+          'memory: (nothing kept), or unset (embedded, in ./data)',
+      ]);
+    });
+
     it('when a postgres URL is malformed, then it is refused without echoing it', () => {
       const problems = problemsOf({ DATABASE_URL: 'postgres://user:s3cret@[bad' });
       expect(problems).toEqual(['DATABASE_URL is not a valid postgres:// URL']);

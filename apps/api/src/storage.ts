@@ -1,28 +1,138 @@
 import type { PlantStorage } from '@plant-store/domain';
-import type { DatabaseConfig } from './config.ts';
+import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 
-/**
- * The composition root of storage: one line per adapter. Each is imported only when chosen, so a
- * memory run never loads the PostgreSQL drivers. Opening a PostgreSQL store runs its migrations.
- */
-export async function openStorage(
-  database: DatabaseConfig,
-  options: { readonly groupCommit: boolean },
-): Promise<PlantStorage> {
-  // Off: one INSERT per create. On: the adapter's defaults.
-  const groupCommit = options.groupCommit ? {} : { groupCommit: false as const };
-  switch (database.kind) {
-    case 'postgres':
-      return (await import('@plant-store/storage-postgres')).openPostgresPlantStorage({
-        connectionString: database.connectionString,
-        ...groupCommit,
-      });
-    case 'pglite':
-      return (await import('@plant-store/storage-postgres')).openPglitePlantStorage({
-        dataDir: database.dataDir,
-        ...groupCommit,
-      });
-    case 'memory':
-      return (await import('@plant-store/storage-memory')).openMemoryPlantStorage();
-  }
+/** What the service asks of every adapter it opens. */
+export interface StorageOptions {
+  /** GROUP_COMMIT: concurrent creates share one INSERT where the adapter can (on), or each has its own (off). */
+  readonly groupCommit: boolean;
+}
+
+/** A storage as the service runs it: the port, and its connection pool's figures where it has a pool. */
+export interface OpenedStorage {
+  readonly storage: PlantStorage;
+  readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
+}
+
+/** Why a DATABASE_URL is refused, worded to follow the variable's name. Never the URL: it may hold a password. */
+export interface DatabaseUrlProblem {
+  readonly problem: string;
+}
+
+export function isDatabaseUrlProblem(parsed: object): parsed is DatabaseUrlProblem {
+  return 'problem' in parsed;
+}
+
+/** One adapter: the DATABASE_URL schemes it serves, what it reads from such a URL, how it opens. */
+interface StorageAdapter<Settings extends object> {
+  /** Lower case, with the colon: `postgres:`. Schemes are case-insensitive, as in any URL. */
+  readonly schemes: readonly string[];
+  /** What its URLs look like, for the message that refuses a URL no adapter serves. */
+  readonly accepts: string;
+  /** Its settings; a problem; or undefined when the URL is none of its own after all (`memory:x`). */
+  parse(url: string): Settings | DatabaseUrlProblem | undefined;
+  /**
+   * Opens it, running its migrations. The adapter's package is imported here, when it is chosen:
+   * a memory run never loads pg or PGlite.
+   */
+  open(settings: Settings, options: StorageOptions): Promise<OpenedStorage>;
+}
+
+function adapter<Settings extends object>(entry: StorageAdapter<Settings>): StorageAdapter<Settings> {
+  return entry;
+}
+
+const DEFAULT_PGLITE_DIR = './data';
+
+/** DATABASE_URL when it is unset: embedded PostgreSQL in ./data, a store that needs no setup. */
+export const DEFAULT_DATABASE_URL = `pglite:${DEFAULT_PGLITE_DIR}`;
+
+// Off: one INSERT per create. On: the adapter's own defaults.
+function groupCommitOption({ groupCommit }: StorageOptions): { groupCommit?: false } {
+  return groupCommit ? {} : { groupCommit: false };
+}
+
+function afterScheme(url: string): string {
+  return url.slice(url.indexOf(':') + 1);
+}
+
+/** Every storage the service can run on, one entry per adapter. */
+const ADAPTERS = {
+  postgres: adapter<{ readonly connectionString: string }>({
+    schemes: ['postgres:', 'postgresql:'],
+    accepts: 'postgres://… or postgresql://… (a server)',
+    parse(url) {
+      if (!afterScheme(url).startsWith('//')) return undefined;
+      return URL.canParse(url) ? { connectionString: url } : { problem: 'is not a valid postgres:// URL' };
+    },
+    async open({ connectionString }, options) {
+      const { openPostgresPlantStorage } = await import('@plant-store/storage-postgres');
+      const storage = await openPostgresPlantStorage({ connectionString, ...groupCommitOption(options) });
+      return { storage, connectionPool: () => storage.connectionPool() };
+    },
+  }),
+  pglite: adapter<{ readonly dataDir: string }>({
+    schemes: ['pglite:'],
+    accepts: 'pglite:<dir> (embedded)',
+    parse: (url) => ({ dataDir: afterScheme(url) || DEFAULT_PGLITE_DIR }),
+    async open({ dataDir }, options) {
+      const { openPglitePlantStorage } = await import('@plant-store/storage-postgres');
+      return { storage: await openPglitePlantStorage({ dataDir, ...groupCommitOption(options) }) };
+    },
+  }),
+  memory: adapter<Record<never, never>>({
+    schemes: ['memory:'],
+    accepts: 'memory: (nothing kept)',
+    parse: (url) => (afterScheme(url) === '' ? {} : undefined),
+    async open() {
+      const { openMemoryPlantStorage } = await import('@plant-store/storage-memory');
+      return { storage: openMemoryPlantStorage() };
+    },
+  }),
+};
+
+type SettingsOf = {
+  [Kind in keyof typeof ADAPTERS]: (typeof ADAPTERS)[Kind] extends StorageAdapter<infer Settings>
+    ? Settings
+    : never;
+};
+type Kind = keyof SettingsOf;
+// Typed per kind, so that an adapter is only ever opened with the settings its own parse made.
+const ADAPTERS_BY_KIND: { readonly [K in Kind]: StorageAdapter<SettingsOf[K]> } = ADAPTERS;
+
+/** Where plants are kept, as DATABASE_URL chose: the adapter's kind and its settings. */
+export type DatabaseConfig = { [K in Kind]: { readonly kind: K } & SettingsOf[K] }[Kind];
+
+const ADAPTER_BY_SCHEME = new Map(
+  (Object.keys(ADAPTERS_BY_KIND) as Kind[]).flatMap((kind) =>
+    ADAPTERS_BY_KIND[kind].schemes.map((scheme) => [scheme, kind] as const),
+  ),
+);
+
+const ACCEPTED = [
+  ...Object.values(ADAPTERS_BY_KIND).map((entry) => entry.accepts),
+  `or unset (embedded, in ${DEFAULT_PGLITE_DIR})`,
+].join(', ');
+
+/** The storage a DATABASE_URL names, or why it names none. Loads no adapter. */
+export function parseDatabaseUrl(url: string): DatabaseConfig | DatabaseUrlProblem {
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0].toLowerCase();
+  const kind = scheme === undefined ? undefined : ADAPTER_BY_SCHEME.get(scheme);
+  const parsed = kind === undefined ? undefined : ADAPTERS_BY_KIND[kind].parse(url);
+  if (parsed === undefined) return { problem: `must be ${ACCEPTED}` };
+  if (isDatabaseUrlProblem(parsed)) return parsed;
+  // The settings are those kind's own parse made: TypeScript cannot follow that through the union.
+  return { kind, ...parsed } as DatabaseConfig;
+}
+
+function openAs<K extends Kind>(
+  kind: K,
+  settings: SettingsOf[K],
+  options: StorageOptions,
+): Promise<OpenedStorage> {
+  return ADAPTERS_BY_KIND[kind].open(settings, options);
+}
+
+/** Opens the storage DATABASE_URL chose, importing its adapter only now. */
+export function openStorage(database: DatabaseConfig, options: StorageOptions): Promise<OpenedStorage> {
+  return openAs(database.kind, database, options);
 }

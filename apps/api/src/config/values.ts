@@ -1,0 +1,70 @@
+// How the text of a setting is read. Each message follows the variable's name, and echoes the
+// text it refuses (none of these settings holds a secret).
+import * as v from 'valibot';
+import { type DatabaseConfig, isDatabaseUrlProblem, parseDatabaseUrl } from '../storage.ts';
+import { reading, type SettingValue } from './setting.ts';
+
+/** Any text: a host name, an environment's name. */
+export const text: SettingValue<string> = v.string();
+
+/** Digits only (no sign, fraction or exponent), from min to max. */
+export function wholeNumber(min: number, max: number): SettingValue<number> {
+  return v.pipe(
+    v.string(),
+    v.check(
+      (digits) => /^[0-9]+$/.test(digits) && Number(digits) >= min && Number(digits) <= max,
+      (issue) => `must be a whole number from ${min} to ${max}, not "${issue.input}"`,
+    ),
+    v.transform(Number),
+  );
+}
+
+/** `on` or `off`, in any case. */
+export const onOff: SettingValue<boolean> = v.pipe(
+  v.string(),
+  v.check(
+    (word) => /^(on|off)$/i.test(word),
+    (issue) => `must be on or off, not "${issue.input}"`,
+  ),
+  v.transform((word) => word.toLowerCase() === 'on'),
+);
+
+/** One of the choices, in any case; the value is the choice as listed. */
+export function oneOf<const Choice extends string>(choices: readonly Choice[]): SettingValue<Choice> {
+  const choiceOf = (word: string) => choices.find((choice) => choice === word.toLowerCase());
+  return v.pipe(
+    v.string(),
+    v.check(
+      (word) => choiceOf(word) !== undefined,
+      (issue) => `must be one of ${choices.join(', ')}, not "${issue.input}"`,
+    ),
+    v.transform((word) => choiceOf(word) as Choice),
+  );
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kb: 1024, mb: 1024 * 1024 };
+
+/** Bytes in `65536`, `64kb`, `1mb`, `100 b`; NaN when the text is none of these. */
+function bytesOf(size: string): number {
+  const match = /^([0-9]+)\s*(b|kb|mb)?$/i.exec(size);
+  return match ? Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN) : Number.NaN;
+}
+
+/** A size in bytes, or with a unit (`b`, `kb`, `mb`: powers of 1024), from 1 byte to `max` (written as a size). */
+export function size(max: string): SettingValue<number> {
+  const maxBytes = bytesOf(max);
+  return v.pipe(
+    v.string(),
+    v.check(
+      (written) => bytesOf(written) >= 1 && bytesOf(written) <= maxBytes,
+      (issue) => `must be a size from 1 byte to ${max}, like 65536, 64kb or 1mb, not "${issue.input}"`,
+    ),
+    v.transform(bytesOf),
+  );
+}
+
+/** The storage a DATABASE_URL names (see storage.ts). Its problems never echo it: it may hold a password. */
+export const databaseUrl: SettingValue<DatabaseConfig> = reading((url) => {
+  const database = parseDatabaseUrl(url);
+  return isDatabaseUrlProblem(database) ? { problems: [database.problem] } : { value: database };
+});

@@ -1,0 +1,27 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const CHILD = fileURLToPath(new URL('./support/packages-loaded-by-start.ts', import.meta.url));
+
+/** The packages the service loads from start to stop with this environment, in a process of its own. */
+async function packagesLoadedBy(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--conditions=@plant-store/source', CHILD],
+    { env: { PORT: '0', API_TOKENS: 'loading-test', LOG_LEVEL: 'silent', ...env } },
+  );
+  return JSON.parse(stdout) as string[];
+}
+
+describe('which storage code the service loads', () => {
+  it('when DATABASE_URL is memory:, then it loads the memory adapter, and neither pg, PGlite, kysely nor the PostgreSQL adapter', async () => {
+    const packages = await packagesLoadedBy({ DATABASE_URL: 'memory:' });
+    // The adapter it runs on is imported the same way, when chosen: seen here, so the others would be.
+    expect(packages).toContain('packages/storage-memory');
+    expect(packages).not.toContain('packages/storage-postgres');
+    for (const driver of ['pg', 'pg-pool', '@electric-sql/pglite', 'kysely'])
+      expect(packages).not.toContain(driver);
+  });
+});

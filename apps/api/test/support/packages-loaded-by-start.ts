@@ -1,0 +1,28 @@
+// Run as a child process, with the service's environment: starts the service as main.ts does (the
+// configuration from the environment, then startServer), stops it, and prints as JSON every package
+// whose code was loaded on the way. Hooks see each module as it loads, dynamic imports included.
+import { registerHooks } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const loaded = new Set<string>();
+registerHooks({
+  load(url, context, nextLoad) {
+    loaded.add(url);
+    return nextLoad(url, context);
+  },
+});
+
+/** `pg`, `@electric-sql/pglite`; `packages/storage-postgres` for the workspace's own packages. */
+function packageOf(url: string): string | undefined {
+  if (!url.startsWith('file:')) return undefined;
+  const path = fileURLToPath(url);
+  const dependency = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
+  return dependency ?? /\/(packages\/[^/]+)\//.exec(path)?.[1];
+}
+
+const { loadConfig } = await import('../../src/config.ts');
+const { startServer } = await import('../../src/server.ts');
+const server = await startServer(loadConfig(process.env));
+await server.stop();
+const packages = new Set([...loaded].map(packageOf).filter((name) => name !== undefined));
+process.stdout.write(`${JSON.stringify([...packages].sort())}\n`);
