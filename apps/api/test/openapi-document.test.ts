@@ -1,7 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { INT64_MAX, INT64_MIN, InvalidPlantError, parseNewPlant } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_FILE } from '../scripts/openapi-file.ts';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/docs-routes.ts';
 import { buildOpenApiDocument, stringifyExactJson } from '../src/openapi/openapi-document.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
@@ -38,6 +40,14 @@ describe('GET /openapi.json', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await response.text()).toBe(stringifyExactJson(buildOpenApiDocument(), 2));
+  });
+
+  it('when the committed apps/api/openapi.json is read, then it is what the service serves, byte for byte', () => {
+    expect(
+      existsSync(OPENAPI_FILE) ? readFileSync(OPENAPI_FILE, 'utf8') : 'no file',
+      'apps/api/openapi.json differs from what GET /openapi.json serves: run `pnpm generate` at the root ' +
+        '(it writes the document, then the client types from it), and commit both',
+    ).toBe(served);
   });
 
   it('when the int64 bounds are written, then their digits are exact, not rounded doubles', () => {
@@ -93,6 +103,49 @@ describe('GET /openapi.json', () => {
       $ref: '#/components/headers/WWW-Authenticate',
     });
     expect(operation.responses['503'].headers['Retry-After']).toBeDefined();
+  });
+
+  it('when the operations are read, then each is listed under a tag the document describes: plants, monitoring, documentation', () => {
+    expect(document.tags.map((tag: JsonObject) => tag.name)).toEqual([
+      'plants',
+      'monitoring',
+      'documentation',
+    ]);
+    for (const tag of document.tags) expect(tag.description, tag.name).toEqual(expect.any(String));
+    const tagsByOperation = Object.fromEntries(
+      Object.values(document.paths).flatMap((operations) =>
+        Object.values(operations as JsonObject).map((operation: JsonObject) => [
+          operation.operationId,
+          operation.tags,
+        ]),
+      ),
+    );
+    expect(tagsByOperation).toEqual({
+      createPlant: ['plants'],
+      health: ['monitoring'],
+      readiness: ['monitoring'],
+      metrics: ['monitoring'],
+      openApiDocument: ['documentation'],
+      apiReference: ['documentation'],
+    });
+  });
+
+  it("when the paths are read, then the reference page's assets are not listed as an operation, though GET /docs says where they are", () => {
+    expect(Object.keys(document.paths).filter((path) => path.startsWith('/docs/'))).toEqual([]);
+    expect(document.paths['/docs'].get.description).toContain('/docs/assets/');
+  });
+
+  it('when the 400 of POST /plants is read, then it says what a 400 means here, not "Unexpected error"', () => {
+    const { description } = document.paths['/plants'].post.responses['400'];
+    expect(description).not.toMatch(/unexpected/i);
+    for (const cause of [
+      'not valid UTF-8',
+      'not exactly one JSON value',
+      'not a NewPlant',
+      'outside int64',
+      'NUL',
+    ])
+      expect(description).toContain(cause);
   });
 
   it('when the health endpoints are read, then they need no token', () => {

@@ -1,4 +1,4 @@
-// `pnpm generate`: writes src/generated/openapi.ts from the api's OpenAPI document.
+// `pnpm generate`: writes src/generated/openapi.ts from the committed OpenAPI document, apps/api/openapi.json.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateTypes } from './generate-types.ts';

@@ -2,17 +2,38 @@
 // ids go out as bigints written digit for digit, and integers come back as bigints when a number
 // could not hold them.
 
-// JSON.rawJSON (Node 21+, current browsers) puts text into JSON.stringify's output as it is.
-const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+// The third argument of a reviver ("JSON.parse source text access"): the number's own text.
+interface ReviverContext {
+  readonly source?: string;
+}
+
+// JSON.rawJSON puts text into JSON.stringify's output as it is.
+const { rawJSON } = JSON as unknown as { rawJSON?: (text: string) => unknown };
+
+function revealsSourceText(): boolean {
+  let source: string | undefined;
+  JSON.parse('1', (_key, value, context?: ReviverContext) => {
+    source = context?.source;
+    return value;
+  });
+  return source === '1';
+}
+
+// Both arrived with the V8 of Node.js 22 (and are in current browsers). Without them no int64 crosses
+// JSON exactly, and a client that rounds ids would be worse than none: refuse to load, and say why.
+// (Why not a JSON parser of our own for older runtimes: see the README.)
+if (typeof rawJSON !== 'function' || !revealsSourceText()) {
+  const node = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+  throw new Error(
+    `@plant-store/client needs Node.js 22 or later, found ${node === undefined ? 'a runtime that is not Node.js' : `Node.js ${node}`}: ` +
+      'it keeps int64 ids exact with JSON.rawJSON and the source text that JSON.parse gives a reviver, which this runtime lacks.',
+  );
+}
+const writeRaw = rawJSON;
 
 /** JSON.stringify in which a bigint is written as an exact JSON integer. */
 export function stringifyExactJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? rawJSON(item.toString()) : item));
-}
-
-// The third argument of a reviver ("JSON.parse source text access", Node 22+): the number's own text.
-interface ReviverContext {
-  readonly source?: string;
+  return JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? writeRaw(item.toString()) : item));
 }
 
 function reviveExactInteger(_key: string, value: unknown, context?: ReviverContext): unknown {

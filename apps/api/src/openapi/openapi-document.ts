@@ -1,4 +1,20 @@
 import {
+  BAD_REQUEST_EXAMPLES,
+  CONFLICT_EXAMPLES,
+  type ErrorExamples,
+  HEADERS_TOO_LARGE_EXAMPLES,
+  INTERNAL_ERROR_EXAMPLES,
+  MALFORMED_REQUEST_EXAMPLES,
+  METHOD_NOT_ALLOWED_EXAMPLES,
+  NOT_FOUND_EXAMPLES,
+  NOT_READY_EXAMPLES,
+  PAYLOAD_TOO_LARGE_EXAMPLES,
+  REQUEST_TIMEOUT_EXAMPLES,
+  STORAGE_UNAVAILABLE_EXAMPLES,
+  UNAUTHORIZED_EXAMPLES,
+  UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
+} from './error-examples.ts';
+import {
   ErrorBodySchema,
   HealthBodySchema,
   NewPlantObjectSchema,
@@ -16,12 +32,35 @@ export type OpenApiDocument = Record<string, unknown> & {
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
-const errorResponse = (description: string, headers?: Record<string, unknown>) => ({
+/** A failure: the Error body, with real answers of the service as its examples (see error-examples.ts). */
+const errorResponse = (description: string, examples: ErrorExamples, headers?: Record<string, unknown>) => ({
   description,
   ...(headers === undefined ? {} : { headers }),
-  content: json(ref('schemas', 'Error')),
+  content: { 'application/json': { schema: ref('schemas', 'Error'), examples } },
 });
 const NO_TOKEN = [] as const;
+
+/** The groups the operations are listed under, in this order. */
+const TAGS = [
+  { name: 'plants', description: 'The store itself: creating plants. Needs a bearer token.' },
+  {
+    name: 'monitoring',
+    description: 'For operators and load balancers: liveness, readiness, metrics.',
+  },
+  { name: 'documentation', description: 'This description of the interface, as JSON and as this page.' },
+];
+
+// What a 400 of POST /plants means: one cause a line, in the order the service checks them.
+const BAD_REQUEST_CAUSES = [
+  'the body is empty, is not valid UTF-8, or is not exactly one JSON value (a byte order mark, comments, or data after the value are refused, never repaired);',
+  'it is not a NewPlant: not a JSON object; `id` missing, not a JSON integer, or outside int64 (`7.0` is the integer 7; `7.5` and `"7"` are refused); `name` missing or not a string; `tag` not a string (`null` is not one);',
+  'a `name` or `tag` holds the NUL character or a lone surrogate, which no storage keeps exactly.',
+];
+const BAD_REQUEST_DESCRIPTION = `Bad request: nothing was stored, because the request is not one the service takes as it is:
+
+${BAD_REQUEST_CAUSES.map((cause) => `- ${cause}`).join('\n')}
+
+The message names the field and the problem. A request that the HTTP parser refuses (a malformed request line or header) is a 400 too, with the message \`bad request\`, and its connection is closed.`;
 
 type PropertySchema = Record<string, unknown> & { 'x-refused-when'?: string[] };
 
@@ -98,9 +137,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // Relative: the service that serves this document, whatever its address.
     servers: [{ url: '/', description: 'This service' }],
     security: [{ bearerAuth: [] }],
+    tags: TAGS,
     paths: {
       '/plants': {
         post: {
+          tags: ['plants'],
           operationId: 'createPlant',
           summary: 'Creates a new plant in the store.',
           description:
@@ -112,29 +153,41 @@ export function buildOpenApiDocument(): OpenApiDocument {
               description: 'The plant response, the created plant (or the stored one, for a retry).',
               content: json(ref('schemas', 'Plant')),
             },
-            '400': errorResponse(
-              'Unexpected error: the body is not valid UTF-8 JSON, or not a valid NewPlant (the message names ' +
-                'the field and the problem). This includes an `id` outside int64 or with a fraction, and a ' +
-                '`name` or `tag` holding the NUL character or a lone surrogate, which no storage keeps exactly.',
-            ),
-            '401': errorResponse('No credential, or not a valid one.', {
+            '400': errorResponse(BAD_REQUEST_DESCRIPTION, BAD_REQUEST_EXAMPLES),
+            '401': errorResponse('No credential, or not a valid one.', UNAUTHORIZED_EXAMPLES, {
               'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
             }),
-            '408': errorResponse('The request took too long to arrive; the connection is closed.'),
+            '408': errorResponse(
+              'The request took too long to arrive; the connection is closed.',
+              REQUEST_TIMEOUT_EXAMPLES,
+            ),
             '409': errorResponse(
               'A plant with this `id` is stored already with another `name` or `tag`; it is unchanged.',
+              CONFLICT_EXAMPLES,
             ),
-            '413': errorResponse('The body is larger than the configured limit (64 KiB by default).'),
-            '415': errorResponse('The body is not `application/json`, or names a charset other than UTF-8.'),
-            '500': errorResponse('A fault of the service; the message says nothing internal.'),
-            '503': errorResponse('Storage is unavailable; nothing was stored. Retry later.', {
-              'Retry-After': ref('headers', 'Retry-After'),
-            }),
+            '413': errorResponse(
+              'The body is larger than the configured limit (64 KiB by default).',
+              PAYLOAD_TOO_LARGE_EXAMPLES,
+            ),
+            '415': errorResponse(
+              'The body is not `application/json`, or names a charset other than UTF-8.',
+              UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
+            ),
+            '500': errorResponse(
+              'A fault of the service; the message says nothing internal.',
+              INTERNAL_ERROR_EXAMPLES,
+            ),
+            '503': errorResponse(
+              'Storage is unavailable; nothing was stored. Retry later.',
+              STORAGE_UNAVAILABLE_EXAMPLES,
+              { 'Retry-After': ref('headers', 'Retry-After') },
+            ),
           },
         },
       },
       '/healthz': {
         get: {
+          tags: ['monitoring'],
           operationId: 'health',
           summary: 'Whether the process is up (says nothing about storage).',
           security: NO_TOKEN,
@@ -145,12 +198,13 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
       '/readyz': {
         get: {
+          tags: ['monitoring'],
           operationId: 'readiness',
           summary: 'Whether to send traffic here: storage answers and the service is not stopping.',
           security: NO_TOKEN,
           responses: {
             '200': { description: 'Ready.', content: json(ref('schemas', 'Readiness')) },
-            '503': errorResponse('Storage does not answer, or the service is stopping.', {
+            '503': errorResponse('Storage does not answer, or the service is stopping.', NOT_READY_EXAMPLES, {
               'Retry-After': ref('headers', 'Retry-After'),
             }),
           },
@@ -158,6 +212,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
       '/metrics': {
         get: {
+          tags: ['monitoring'],
           operationId: 'metrics',
           summary:
             "The service's metrics, in Prometheus' text format, for operators. Same tokens as the API.",
@@ -166,7 +221,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
               description: 'The metrics.',
               content: { 'text/plain': { schema: { type: 'string' } } },
             },
-            '401': errorResponse('No credential, or not a valid one.', {
+            '401': errorResponse('No credential, or not a valid one.', UNAUTHORIZED_EXAMPLES, {
               'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
             }),
           },
@@ -174,6 +229,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
       '/openapi.json': {
         get: {
+          tags: ['documentation'],
           operationId: 'openApiDocument',
           summary: 'This document.',
           security: NO_TOKEN,
@@ -188,30 +244,15 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
       '/docs': {
         get: {
+          tags: ['documentation'],
           operationId: 'apiReference',
           summary: 'The API reference page for people, with a "try it out" for each operation.',
+          description:
+            'The page loads its scripts, styles and icon from `/docs/assets/`, served by the service itself ' +
+            '(no CDN); they are part of the page, not operations of the interface.',
           security: NO_TOKEN,
           responses: {
             '200': { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
-          },
-        },
-      },
-      '/docs/assets/{file}': {
-        get: {
-          operationId: 'apiReferenceAsset',
-          summary: "The reference page's scripts, styles and icon, served by the service itself.",
-          security: NO_TOKEN,
-          parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: {
-            '200': {
-              description: 'The file.',
-              content: {
-                'text/javascript': { schema: { type: 'string' } },
-                'text/css': { schema: { type: 'string' } },
-                'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
-              },
-            },
-            '404': errorResponse('No such file.'),
           },
         },
       },
@@ -251,13 +292,24 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
       // The answers any request may get, outside the operations above (see the description).
       responses: {
-        NotFound: errorResponse('Unknown path (paths match exactly). No token needed.'),
-        MethodNotAllowed: errorResponse('Known path, other method. No token needed.', {
-          Allow: { description: 'The methods of the path.', required: true, schema: { type: 'string' } },
-        }),
-        MalformedRequest: errorResponse('The HTTP parser refused the request; the connection is closed.'),
-        RequestTimeout: errorResponse('The request took too long to arrive; the connection is closed.'),
-        RequestHeaderFieldsTooLarge: errorResponse('The headers are over 16 KiB; the connection is closed.'),
+        NotFound: errorResponse('Unknown path (paths match exactly). No token needed.', NOT_FOUND_EXAMPLES),
+        MethodNotAllowed: errorResponse(
+          'Known path, other method. No token needed.',
+          METHOD_NOT_ALLOWED_EXAMPLES,
+          { Allow: { description: 'The methods of the path.', required: true, schema: { type: 'string' } } },
+        ),
+        MalformedRequest: errorResponse(
+          'The HTTP parser refused the request; the connection is closed.',
+          MALFORMED_REQUEST_EXAMPLES,
+        ),
+        RequestTimeout: errorResponse(
+          'The request took too long to arrive; the connection is closed.',
+          REQUEST_TIMEOUT_EXAMPLES,
+        ),
+        RequestHeaderFieldsTooLarge: errorResponse(
+          'The headers are over 16 KiB; the connection is closed.',
+          HEADERS_TOO_LARGE_EXAMPLES,
+        ),
       },
     },
   };

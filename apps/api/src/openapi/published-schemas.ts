@@ -1,18 +1,14 @@
-import { INT64_MAX, INT64_MIN, NewPlantSchema, type Plant, PlantIdSchema } from '@plant-store/domain';
+import { NewPlantObjectSchema, type Plant, PlantIdSchema, PlantIdTextSchema } from '@plant-store/domain';
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import type { ErrorBody } from '../http/error-responses.ts';
 
-// NewPlantSchema is a guard that the input is a JSON object (valibot's object schema takes arrays
-// too), then the object schema. JSON Schema's `type: object` is that guard already, so the object
-// schema alone is converted; a new step in the domain's pipe stops the build instead of vanishing.
-const [objectGuard, newPlantObject, ...unexpectedSteps] = NewPlantSchema.pipe;
-if (objectGuard.type !== 'custom' || newPlantObject.type !== 'object' || unexpectedSteps.length > 0) {
-  throw new Error('NewPlantSchema is no longer [object guard, object]: update the OpenAPI conversion');
-}
+// The NewPlant published is the domain's object schema: JSON Schema's `type: object` already says
+// what NewPlantSchema's guard against arrays adds to it.
+export { NewPlantObjectSchema };
 
 /** The service's answer to a created plant: the NewPlant's fields but the id, from the same schema. */
-export const PlantResponseSchema = v.omit(newPlantObject, ['id']);
+export const PlantResponseSchema = v.omit(NewPlantObjectSchema, ['id']);
 
 /** The one body of every failure (see error-responses.ts). */
 export const ErrorBodySchema = v.object({
@@ -39,34 +35,49 @@ const plantFits: Fits<Plant, v.InferOutput<typeof PlantResponseSchema>> = true;
 void errorBodyFits;
 void plantFits;
 
-// The id is a union of bigint (from the exact JSON parser) and number (from JavaScript callers),
-// checked into the int64 range, then made a bigint: on the wire it is one JSON integer in that range.
-const [idUnion, ...idSteps] = PlantIdSchema.pipe;
-const idStepSet = new Set<unknown>(idSteps);
+// The domain's int64 ids: a value (a union of bigint, from the exact JSON parser, and number, from
+// JavaScript callers) or text (a URL's), checked and made a bigint. JSON Schema cannot follow such a
+// pipe part by part; on the wire each is one JSON integer, as the schema's metadata says. PlantIdTextSchema
+// is for the {id} and `after` parameters of the routes that read plants.
+const INT64_SCHEMAS = [PlantIdSchema, PlantIdTextSchema] as const;
 
-/** `minimum` and `maximum` are exact bigints here; the document is serialized with exact integers. */
-const INT64_JSON_SCHEMA = {
-  type: 'integer',
-  format: 'int64',
-  minimum: INT64_MIN,
-  maximum: INT64_MAX,
-} as const;
+/** An int64 schema's metadata as JSON Schema; `minimum` and `maximum` stay exact bigints. */
+function int64JsonSchema(schema: (typeof INT64_SCHEMAS)[number]): JsonSchema {
+  const { format, minimum, maximum } = v.getMetadata(schema);
+  if (format !== 'int64' || typeof minimum !== 'bigint' || typeof maximum !== 'bigint') {
+    throw new Error(
+      'an id schema of the domain no longer says it is an int64: update the OpenAPI conversion',
+    );
+  }
+  return { type: 'integer', format, minimum, maximum } as unknown as JsonSchema;
+}
+
+/** Each part of an int64 schema (its pipe's schemas and their options, and its actions), in any order. */
+const INT64_PARTS = new Map<unknown, JsonSchema>(
+  INT64_SCHEMAS.flatMap((schema) => {
+    const int64 = int64JsonSchema(schema);
+    return schema.pipe.flatMap((part) => [
+      [part, int64] as const,
+      ...('options' in part ? part.options.map((option) => [option, int64] as const) : []),
+    ]);
+  }),
+);
 
 const conversion: ConversionConfig = {
   target: 'draft-2020-12',
   // Anything the conversion cannot express and is not handled below stops the build: a rule added to
   // the domain either reaches the published document or fails the tests, never silently drops out.
   errorMode: 'throw',
+  // Every part of an int64 schema converts to the whole int64: its schemas (a union's options first,
+  // then the union), and its actions, whose rules (range, integrality, exactness for JavaScript
+  // callers, plain decimal text) and transform to a bigint it already says or needs not say.
   overrideSchema: ({ valibotSchema }) => {
-    if (valibotSchema === idUnion) return { ...INT64_JSON_SCHEMA } as unknown as JsonSchema;
-    // The bigint branch of that union; replaced with the whole union just above.
-    if (valibotSchema.type === 'bigint') return {};
-    return undefined;
+    const int64 = INT64_PARTS.get(valibotSchema);
+    return int64 === undefined ? undefined : { ...int64 };
   },
   overrideAction: ({ valibotAction, jsonSchema }) => {
-    // The id's checks are the int64 range (minimum/maximum above), integrality (`type: integer`) and
-    // exactness for JavaScript callers; its transform turns the integer into a bigint. Nothing to add.
-    if (idStepSet.has(valibotAction)) return jsonSchema;
+    const int64 = INT64_PARTS.get(valibotAction);
+    if (int64 !== undefined) return { ...int64 };
     // Other checks are refinements JSON Schema cannot say without refusing instances the contract
     // accepts (a pattern against lone surrogates would): they are documented, collected here.
     if (valibotAction.type === 'check') {
@@ -84,5 +95,3 @@ export function toComponentSchema(schema: v.GenericSchema): Record<string, unkno
   const { $schema: _dialect, ...jsonSchema } = toJsonSchema(schema, conversion) as Record<string, unknown>;
   return jsonSchema;
 }
-
-export { newPlantObject as NewPlantObjectSchema };

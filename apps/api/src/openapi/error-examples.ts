@@ -1,0 +1,124 @@
+// Answers the service really sends, shown in the published document as the examples of each error
+// response, word for word: test/openapi-examples.test.ts provokes every one and compares. A new way to
+// fail gets its example here and its provocation there.
+import type { ErrorBody } from '../http/error-responses.ts';
+
+/** An OpenAPI Example object whose value is an Error body. */
+export interface ErrorExample {
+  readonly summary: string;
+  readonly value: ErrorBody;
+}
+
+export type ErrorExamples = Readonly<Record<string, ErrorExample>>;
+
+const example = (summary: string, error: number, message: string): ErrorExample => ({
+  summary,
+  value: { error, message },
+});
+
+/** POST /plants, 400: the body, then its fields, in the order the service checks them. */
+export const BAD_REQUEST_EXAMPLES = {
+  emptyBody: example('No body', 400, 'request body is required'),
+  notUtf8: example('A body that is not UTF-8', 400, 'the request body is not valid UTF-8'),
+  notJson: example(
+    'A body that is not JSON',
+    400,
+    'the request body is not valid JSON: unexpected end of the text at position 9',
+  ),
+  trailingData: example(
+    'JSON followed by more',
+    400,
+    'the request body is not valid JSON: unexpected character "x" at position 27',
+  ),
+  notAnObject: example(
+    'JSON that is not an object',
+    400,
+    'invalid plant: must be a JSON object, not an array',
+  ),
+  missingName: example('No name', 400, 'invalid plant: name is required'),
+  idAString: example('An id in quotes', 400, 'invalid plant: id must be an integer, not a string'),
+  idFraction: example(
+    'An id with a fraction',
+    400,
+    'invalid plant: id must be an integer, without a fractional part',
+  ),
+  idBeyondInt64: example(
+    'An id beyond int64',
+    400,
+    'invalid plant: id must be an integer between -9223372036854775808 and 9223372036854775807',
+  ),
+  nameNull: example('A null name', 400, 'invalid plant: name must be a string, not null'),
+  nameWithNul: example(
+    'A name no storage keeps exactly',
+    400,
+    'invalid plant: name must not contain the NUL character (U+0000)',
+  ),
+} satisfies ErrorExamples;
+
+/** 401, wherever a token is needed. */
+export const UNAUTHORIZED_EXAMPLES = {
+  noToken: example('No Authorization header', 401, 'a bearer token is required'),
+  wrongToken: example('A token the service does not accept', 401, 'the bearer token is not valid'),
+  notBearer: example('Another scheme than Bearer', 401, 'the Authorization header must be "Bearer <token>"'),
+} satisfies ErrorExamples;
+
+export const CONFLICT_EXAMPLES = {
+  otherContent: example(
+    'The id is stored with another name or tag',
+    409,
+    'a plant with id 7 already exists with a different name or tag',
+  ),
+} satisfies ErrorExamples;
+
+export const PAYLOAD_TOO_LARGE_EXAMPLES = {
+  overLimit: example(
+    'Over the default BODY_LIMIT of 64 KiB',
+    413,
+    'the request body is larger than 65536 bytes',
+  ),
+} satisfies ErrorExamples;
+
+export const UNSUPPORTED_MEDIA_TYPE_EXAMPLES = {
+  notJson: example(
+    'Content-Type: text/plain, or a charset other than UTF-8',
+    415,
+    'the request body must be application/json (UTF-8)',
+  ),
+} satisfies ErrorExamples;
+
+export const INTERNAL_ERROR_EXAMPLES = {
+  fault: example('A fault of the service (the log has the details)', 500, 'internal server error'),
+} satisfies ErrorExamples;
+
+/** 503 of POST /plants. */
+export const STORAGE_UNAVAILABLE_EXAMPLES = {
+  unavailable: example('The database does not answer', 503, 'storage is unavailable, try again later'),
+} satisfies ErrorExamples;
+
+/** 503 of GET /readyz. */
+export const NOT_READY_EXAMPLES = {
+  unavailable: example('The database does not answer', 503, 'storage is unavailable, try again later'),
+  notReady: example('The database answers with an error', 503, 'storage is not ready'),
+  stopping: example('The service is stopping (SIGTERM)', 503, 'the server is shutting down'),
+} satisfies ErrorExamples;
+
+/** The answers any request may get, whatever its path (the document's components.responses). */
+export const NOT_FOUND_EXAMPLES = {
+  unknownPath: example('An unknown path', 404, 'there is nothing at GET /plant'),
+} satisfies ErrorExamples;
+
+export const METHOD_NOT_ALLOWED_EXAMPLES = {
+  otherMethod: example('GET on POST /plants', 405, 'GET is not allowed here; allowed: POST'),
+} satisfies ErrorExamples;
+
+export const MALFORMED_REQUEST_EXAMPLES = {
+  malformed: example('A request line or header the HTTP parser refuses', 400, 'bad request'),
+} satisfies ErrorExamples;
+
+export const REQUEST_TIMEOUT_EXAMPLES = {
+  tooSlow: example('Headers or body too slow to arrive', 408, 'request timeout'),
+} satisfies ErrorExamples;
+
+export const HEADERS_TOO_LARGE_EXAMPLES = {
+  tooLarge: example('Headers over 16 KiB', 431, 'request header fields too large'),
+} satisfies ErrorExamples;

@@ -1,0 +1,217 @@
+// The examples of the published document's error responses are real answers: each is provoked here from
+// the running service, and its body must be the example's value word for word.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
+import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import type { ErrorExample } from '../src/openapi/error-examples.ts';
+import * as errorExamples from '../src/openapi/error-examples.ts';
+import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
+import { parseRawResponse, rawExchange } from './support/raw-http.ts';
+import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** A memory storage whose every write and readiness check fails with `failure()`. */
+function failingStorage(failure: () => Error): PlantStorage {
+  const inner = openMemoryPlantStorage();
+  return {
+    plants: {
+      insertIfAbsent: async () => {
+        throw failure();
+      },
+      findById: (id) => inner.plants.findById(id),
+      listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+      deleteById: (id) => inner.plants.deleteById(id),
+    },
+    checkReady: async () => {
+      throw failure();
+    },
+    close: () => inner.close(),
+  };
+}
+
+const servers: Record<'plain' | 'crashing' | 'unreachable' | 'impatient', TestServer> = {} as never;
+let stopping: { url: string; close(): Promise<void> };
+
+beforeAll(async () => {
+  servers.plain = await startTestServer(openMemoryPlantStorage());
+  servers.crashing = await startTestServer(
+    failingStorage(() => new Error('relation "plants" does not exist')),
+  );
+  servers.unreachable = await startTestServer(
+    failingStorage(() => new StorageUnavailableError('connect ECONNREFUSED 127.0.0.1:5432')),
+  );
+  servers.impatient = await startTestServer(openMemoryPlantStorage(), {
+    HEADERS_TIMEOUT_MS: '100',
+    REQUEST_TIMEOUT_MS: '1000',
+  });
+  // A service that has received SIGTERM: startServer's stop() would close the port, so the app is
+  // served here with its stopping flag up.
+  const app = createApp({
+    storage: openMemoryPlantStorage(),
+    tokens: [TOKEN],
+    bodyLimit: 65_536,
+    logger: pino({ level: 'silent' }),
+    isShuttingDown: () => true,
+  });
+  const server = createServer(app.callback()).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  stopping = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+});
+
+afterAll(async () => {
+  await Promise.all(Object.values(servers).map((server) => server?.stop()));
+  await stopping?.close();
+});
+
+const answerOf = async (response: Response): Promise<Answer> => ({
+  status: response.status,
+  body: await response.json(),
+});
+const post = (body: string | Uint8Array, headers: Record<string, string> = {}, server = servers.plain) =>
+  fetch(`${server.url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json', ...headers },
+    body,
+  }).then(answerOf);
+const raw = async (request: string, server = servers.plain): Promise<Answer> => {
+  const { status, body } = parseRawResponse(await rawExchange(server.port, request));
+  return { status, body };
+};
+
+const {
+  BAD_REQUEST_EXAMPLES: badRequest,
+  UNAUTHORIZED_EXAMPLES: unauthorized,
+  CONFLICT_EXAMPLES: conflict,
+  PAYLOAD_TOO_LARGE_EXAMPLES: tooLarge,
+  UNSUPPORTED_MEDIA_TYPE_EXAMPLES: mediaType,
+  INTERNAL_ERROR_EXAMPLES: internal,
+  STORAGE_UNAVAILABLE_EXAMPLES: storageUnavailable,
+  NOT_READY_EXAMPLES: notReady,
+  NOT_FOUND_EXAMPLES: notFound,
+  METHOD_NOT_ALLOWED_EXAMPLES: methodNotAllowed,
+  MALFORMED_REQUEST_EXAMPLES: malformed,
+  REQUEST_TIMEOUT_EXAMPLES: timeout,
+  HEADERS_TOO_LARGE_EXAMPLES: headersTooLarge,
+} = errorExamples;
+
+/** For each example, a request that gets exactly that answer. */
+const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
+  [badRequest.emptyBody, () => post('')],
+  [badRequest.notUtf8, () => post(new Uint8Array([0x7b, 0xff, 0x7d]))],
+  [badRequest.notJson, () => post('{"id": 7,')],
+  [badRequest.trailingData, () => post('{"id":7,"name":"Monstera"} x')],
+  [badRequest.notAnObject, () => post('[{"id":7,"name":"Monstera"}]')],
+  [badRequest.missingName, () => post('{"id":7}')],
+  [badRequest.idAString, () => post('{"id":"7","name":"Monstera"}')],
+  [badRequest.idFraction, () => post('{"id":7.5,"name":"Monstera"}')],
+  [badRequest.idBeyondInt64, () => post('{"id":9223372036854775808,"name":"Monstera"}')],
+  [badRequest.nameNull, () => post('{"id":7,"name":null}')],
+  [badRequest.nameWithNul, () => post('{"id":7,"name":"Mon\\u0000stera"}')],
+  [unauthorized.noToken, () => fetch(`${servers.plain.url}/metrics`).then(answerOf)],
+  [unauthorized.wrongToken, () => post('{}', { Authorization: 'Bearer not-the-token' })],
+  [unauthorized.notBearer, () => post('{}', { Authorization: 'Basic dXNlcjpwYXNz' })],
+  [
+    conflict.otherContent,
+    async () => {
+      expect((await post('{"id":7,"name":"Monstera"}')).status).toBe(200);
+      return post('{"id":7,"name":"Fern"}');
+    },
+  ],
+  [tooLarge.overLimit, () => post(`{"id":7,"name":"${'a'.repeat(70_000)}"}`)],
+  [mediaType.notJson, () => post('{"id":7,"name":"Monstera"}', { 'Content-Type': 'text/plain' })],
+  [internal.fault, () => post('{"id":7,"name":"Monstera"}', {}, servers.crashing)],
+  [storageUnavailable.unavailable, () => post('{"id":7,"name":"Monstera"}', {}, servers.unreachable)],
+  [notReady.unavailable, () => fetch(`${servers.unreachable.url}/readyz`).then(answerOf)],
+  [notReady.notReady, () => fetch(`${servers.crashing.url}/readyz`).then(answerOf)],
+  [notReady.stopping, () => fetch(`${stopping.url}/readyz`).then(answerOf)],
+  [notFound.unknownPath, () => fetch(`${servers.plain.url}/plant`).then(answerOf)],
+  [methodNotAllowed.otherMethod, () => fetch(`${servers.plain.url}/plants`).then(answerOf)],
+  [malformed.malformed, () => raw('GET /plants HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n')],
+  // Headers that never end: the service gives up after HEADERS_TIMEOUT_MS.
+  [timeout.tooSlow, () => raw('POST /plants HTTP/1.1\r\nHost: x\r\n', servers.impatient)],
+  [
+    headersTooLarge.tooLarge,
+    () => raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+  ],
+]);
+
+const everyExample: [string, ErrorExample][] = Object.entries(errorExamples).flatMap(([group, examples]) =>
+  Object.entries(examples as Record<string, ErrorExample>).map(([name, example]): [string, ErrorExample] => [
+    `${group}.${name}`,
+    example,
+  ]),
+);
+
+/** The status of each answer any request may get (the document's components.responses). */
+const COMPONENT_STATUSES: Readonly<Record<string, number>> = {
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  MalformedRequest: 400,
+  RequestTimeout: 408,
+  RequestHeaderFieldsTooLarge: 431,
+};
+
+describe('the examples of the error responses', () => {
+  it('when the examples are listed, then each has a request here that provokes it', () => {
+    const unprovoked = everyExample.filter(([, example]) => !PROVOCATIONS.has(example)).map(([name]) => name);
+    expect(unprovoked).toEqual([]);
+  });
+
+  it.each(everyExample)(
+    'when %s is provoked, then the service answers exactly its example',
+    async (_name, example) => {
+      const provoke = PROVOCATIONS.get(example);
+      if (provoke === undefined) throw new Error('no provocation (see the test above)');
+      expect(await provoke()).toEqual({ status: example.value.error, body: example.value });
+    },
+  );
+
+  it('when the document is read, then every error response has examples of its own, each with its status, all from these', () => {
+    const known = new Set<unknown>(everyExample.map(([, example]) => example));
+    const document = buildOpenApiDocument() as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, Response> }>>;
+      components: { responses: Record<string, Response> };
+    };
+    type Response = { content?: Record<string, { examples?: Record<string, ErrorExample> }> };
+    const responses: [string, string, Response][] = [
+      ...Object.entries(document.paths).flatMap(([path, operations]) =>
+        Object.entries(operations).flatMap(([method, operation]) =>
+          Object.entries(operation.responses).map(([status, response]): [string, string, Response] => [
+            `${method.toUpperCase()} ${path} ${status}`,
+            status,
+            response,
+          ]),
+        ),
+      ),
+      ...Object.entries(document.components.responses).map(([name, response]): [string, string, Response] => [
+        name,
+        String(COMPONENT_STATUSES[name]),
+        response,
+      ]),
+    ];
+    const failures = responses.filter(([, status]) => Number(status) >= 400);
+    expect(failures.length).toBeGreaterThan(10);
+    for (const [where, status, response] of failures) {
+      const examples = Object.values(response.content?.['application/json']?.examples ?? {});
+      expect(examples.length, where).toBeGreaterThan(0);
+      for (const example of examples) {
+        expect(example.value.error, where).toBe(Number(status));
+        expect(known.has(example), where).toBe(true);
+      }
+    }
+  });
+});
