@@ -5,6 +5,8 @@ import {
   COMPARISONS,
   type Comparison,
   type Goal,
+  type GoalStatus,
+  type HostileBodiesFigures,
   type LevelFigures,
   PRIMARY_BASELINE,
   TARGET_LABELS,
@@ -35,12 +37,68 @@ export function bestOfRounds(rounds: readonly (readonly TargetRun[])[]): TargetR
       else if (figures.requestsPerSecond > (kept.levels[index]?.requestsPerSecond ?? 0))
         kept.levels[index] = figures;
     }
+    if (run.hostile !== undefined) kept.hostile = mergeHostile(kept.hostile, run.hostile);
     for (const note of run.notes) if (!kept.notes.includes(note)) kept.notes.push(note);
     if (run.error !== undefined)
       kept.error = kept.error === undefined ? run.error : `${kept.error}\n${run.error}`;
   }
   for (const run of merged.values()) run.levels.sort((a, b) => a.connections - b.connections);
   return [...merged.values()];
+}
+
+/** Hostile bodies measured in several rounds of the whole bench: every round's figures, together. */
+function mergeHostile(
+  kept: HostileBodiesFigures | undefined,
+  more: HostileBodiesFigures,
+): HostileBodiesFigures {
+  if (kept === undefined) return more;
+  return {
+    ...kept,
+    plainCpuUsPerRequest: [...kept.plainCpuUsPerRequest, ...more.plainCpuUsPerRequest],
+    shapes: kept.shapes.map((shape) => {
+      const other = more.shapes.find((candidate) => candidate.key === shape.key);
+      return other === undefined
+        ? shape
+        : {
+            ...shape,
+            cpuUsPerRequest: [...shape.cpuUsPerRequest, ...other.cpuUsPerRequest],
+            ratios: [...shape.ratios, ...other.ratios],
+          };
+    }),
+  };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
+/** DESIGN.md: no body makes a request cost more than a few times a plain body of the same size. */
+export const HOSTILE_MAX_RATIO = 3;
+
+/** PASS when every round is within the target, FAIL when none is, UNDECIDED when the rounds straddle it. */
+function judgeRatios(ratios: readonly number[]): GoalStatus {
+  if (ratios.length === 0 || ratios.some(Number.isNaN)) return 'NOT MEASURED';
+  if (Math.max(...ratios) <= HOSTILE_MAX_RATIO) return 'PASS';
+  if (Math.min(...ratios) > HOSTILE_MAX_RATIO) return 'FAIL';
+  return 'UNDECIDED';
+}
+
+function hostileGoals(runs: readonly TargetRun[]): Goal[] {
+  const figures = runs.find((run) => run.key === 'hostile')?.hostile;
+  if (figures === undefined) return [];
+  return figures.shapes.map((shape) => ({
+    goal: `hostile body, ${shape.label}: CPU/request <= ${HOSTILE_MAX_RATIO}x a plain body of the same size`,
+    measured:
+      `median ${format.ratio(median(shape.ratios))} (rounds ${format.ratio(Math.min(...shape.ratios))} to ` +
+      `${format.ratio(Math.max(...shape.ratios))}; ${format.micros(median(shape.cpuUsPerRequest))} vs ` +
+      `${format.micros(median(figures.plainCpuUsPerRequest))} us/req); answered ${shape.status}`,
+    status: judgeRatios(shape.ratios),
+  }));
 }
 
 export function compare(runs: readonly TargetRun[]): Comparison[] {
@@ -153,6 +211,7 @@ export function evaluateGoals(runs: readonly TargetRun[], connections: readonly 
     (v) => v <= 150,
     `${rss === undefined ? '' : format.mb(rss)}`,
   );
+  goals.push(...hostileGoals(runs));
   return goals;
 }
 
@@ -250,6 +309,26 @@ function comparisonTable(report: BenchReport): { headers: string[]; rows: string
   return { headers, rows, right: headers.map((_, index) => index > 0) };
 }
 
+function hostileTable(
+  report: BenchReport,
+): { headers: string[]; rows: string[][]; right: boolean[] } | undefined {
+  const figures = report.runs.find((run) => run.key === 'hostile')?.hostile;
+  if (figures === undefined) return undefined;
+  const headers = ['body (all of the same size)', 'answer', 'CPU us/req', 'x plain', 'rounds', 'verdict'];
+  const rows = [
+    [figures.plainLabel, '200', format.micros(median(figures.plainCpuUsPerRequest)), '1.00x', '', ''],
+    ...figures.shapes.map((shape) => [
+      shape.label,
+      String(shape.status),
+      format.micros(median(shape.cpuUsPerRequest)),
+      format.ratio(median(shape.ratios)),
+      shape.ratios.map((ratio) => format.ratio(ratio)).join(' '),
+      judgeRatios(shape.ratios),
+    ]),
+  ];
+  return { headers, rows, right: [false, true, true, true, false, false] };
+}
+
 function textTable(headers: string[], rows: string[][], right: boolean[]): string {
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -273,6 +352,7 @@ function markdownTable(headers: string[], rows: string[][], right: boolean[]): s
 
 export function renderText(report: BenchReport): string {
   const comparisons = comparisonTable(report);
+  const hostile = hostileTable(report);
   const width = Math.max(...report.goals.map((goal) => goal.goal.length));
   return [
     textTable(RESULT_HEADERS, resultRows(report), RESULT_RIGHT),
@@ -280,6 +360,7 @@ export function renderText(report: BenchReport): string {
     '',
     textTable(comparisons.headers, comparisons.rows, comparisons.right),
     '',
+    ...(hostile ? [textTable(hostile.headers, hostile.rows, hostile.right), ''] : []),
     ...report.goals.map((goal) => `${goal.status.padEnd(12)} ${goal.goal.padEnd(width)}  ${goal.measured}`),
   ].join('\n');
 }
@@ -288,6 +369,8 @@ export function renderText(report: BenchReport): string {
 export function renderMarkdown(report: BenchReport, profileNotes = ''): string {
   const { machine, settings } = report;
   const comparisons = comparisonTable(report);
+  const hostile = hostileTable(report);
+  const hostileFigures = report.runs.find((run) => run.key === 'hostile')?.hostile;
   const pg = machine.postgresSettings;
   const notes = [
     ...failures(report),
@@ -344,7 +427,22 @@ work on the machine disturbs less than req/s. baseline: the figure each row is a
 
 ${markdownTable(comparisons.headers, comparisons.rows, comparisons.right)}
 
-## Targets
+${
+  hostile && hostileFigures
+    ? `## Hostile bodies
+
+Bodies of ${hostileFigures.bytes.toLocaleString('en-US')} bytes shaped to cost, sent to the service (memory:) on
+${hostileFigures.connections} connections in ${hostileFigures.segmentSeconds} s segments, in rounds of plain, shape A,
+plain, shape B, ..., plain. CPU us/req: the server process's CPU time per answered request (median
+of the rounds); x plain: that as a ratio to the plain body measured just before and after it
+(median), with each round's ratio. The target is ${HOSTILE_MAX_RATIO}x: PASS when every round is within it, FAIL
+when none is, UNDECIDED when the rounds fall on both sides.
+
+${markdownTable(hostile.headers, hostile.rows, hostile.right)}
+
+`
+    : ''
+}## Targets
 
 | Status | Target | Measured |
 |---|---|---|

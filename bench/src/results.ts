@@ -13,6 +13,7 @@ export const TARGET_KEYS = [
   'postgres-single',
   'postgres',
   'growth',
+  'hostile',
 ] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
@@ -27,6 +28,7 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   'postgres-single': 'service, PostgreSQL, GROUP_COMMIT=off',
   postgres: 'service, PostgreSQL',
   growth: 'service, PostgreSQL, 1M rows',
+  hostile: 'service, memory:, hostile bodies',
 };
 
 /** The baseline each target's figures are printed as a ratio to. */
@@ -63,10 +65,36 @@ export interface LevelFigures extends LoadResult {
   readonly machineCpuPercent: number;
 }
 
+/** One hostile body shape: the server's CPU per request, and its ratio to the plain body, round by round. */
+export interface HostileShapeFigures {
+  readonly key: string;
+  readonly label: string;
+  /** What the service answered it. */
+  readonly status: number;
+  /** Server CPU time per answered request, in microseconds, each round. */
+  readonly cpuUsPerRequest: number[];
+  /** CPU per request as a ratio to the plain body's, measured just before and after it, each round. */
+  readonly ratios: number[];
+}
+
+/** The "hostile bodies" section (bench/src/hostile-bodies.ts). */
+export interface HostileBodiesFigures {
+  /** The size of every body, plain and hostile, in bytes. */
+  readonly bytes: number;
+  readonly connections: number;
+  readonly segmentSeconds: number;
+  readonly plainLabel: string;
+  /** Server CPU time per request of the plain body, each time it was measured. */
+  readonly plainCpuUsPerRequest: number[];
+  readonly shapes: HostileShapeFigures[];
+}
+
 export interface TargetRun {
   readonly key: TargetKey;
   readonly label: string;
   readonly levels: LevelFigures[];
+  /** The hostile bodies section, for its target. */
+  hostile?: HostileBodiesFigures;
   readonly notes: string[];
   /** Why the target could not be measured (or stopped part-way). */
   error?: string;
@@ -84,7 +112,8 @@ export interface Comparison {
   readonly ratios: Ratio[];
 }
 
-export type GoalStatus = 'PASS' | 'FAIL' | 'NOT MEASURED' | 'INFO';
+/** UNDECIDED: the rounds' figures fall on both sides of the target. */
+export type GoalStatus = 'PASS' | 'FAIL' | 'UNDECIDED' | 'NOT MEASURED' | 'INFO';
 
 export interface Goal {
   readonly goal: string;

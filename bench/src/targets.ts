@@ -2,6 +2,7 @@
 // loopback port with the same keep-alive load, the same payloads and the same token.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { measureHostileBodies } from './hostile-bodies.ts';
 import { type LoadResult, nextInt64Body, nextSafeIntegerBody, runLoad } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runPgbench } from './pgbench.ts';
@@ -205,6 +206,37 @@ async function runGrowth(context: BenchContext, url: string, child: RunningChild
   return run;
 }
 
+/**
+ * The service on memory: storage, sent bodies shaped to cost, each against a plain body of the same
+ * size (see hostile-bodies.ts). Its segments last an eighth of a load level, at least half a second.
+ */
+async function runHostileBodies(context: BenchContext): Promise<TargetRun> {
+  const run: TargetRun = { key: 'hostile', label: TARGET_LABELS.hostile, levels: [], notes: [] };
+  const child = await startServer(
+    nodeServer(context, 'service (memory:)', apiArgs(context), { DATABASE_URL: 'memory:' }),
+  );
+  context.log(`  up at ${child.url} (pid ${child.pid})`);
+  try {
+    run.hostile = await measureHostileBodies({
+      child,
+      token: context.token,
+      segmentSeconds: Math.max(0.5, context.options.durationSeconds / 8),
+      warmupSeconds: context.options.warmupSeconds / 2,
+      // Ids of their own, far from the load's (which start at 2^53 and count up).
+      firstId: -(2n ** 62n) - BigInt(Math.floor(Math.random() * 1e9)) * 16n,
+      log: context.log,
+    });
+    run.notes.push(
+      'each body is sent again and again with the same id: the first request creates the plant, the rest are retries (200, nothing stored), so memory stays flat',
+    );
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    await child.stop();
+  }
+  return run;
+}
+
 /** Runs one target (the PostgreSQL service also runs the 1M-row growth run when it is selected). */
 export async function runTarget(context: BenchContext, key: TargetKey): Promise<TargetRun[]> {
   switch (key) {
@@ -300,6 +332,8 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
         beforeLevel: () => checkpoint(url),
       });
     }
+    case 'hostile':
+      return [await runHostileBodies(context)];
     case 'postgres':
     case 'growth': {
       const url = requirePostgres(context);

@@ -10,7 +10,7 @@ import { docsAssetHandler, docsPageHandler, openApiDocumentHandler } from './htt
 import { errorResponses } from './http/error-responses.ts';
 import { healthHandler, readinessHandler } from './http/health-routes.ts';
 import { parseJsonBody } from './http/parse-json-body.ts';
-import { createPlantHandler } from './http/plants-route.ts';
+import { createPlantHandler, NEW_PLANT_MEMBERS } from './http/plants-route.ts';
 import { requestLog } from './http/request-log.ts';
 import type { TokenSet } from './http/token-set.ts';
 import { countCreatedPlants } from './metrics/counted-plants.ts';
@@ -37,7 +37,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa<AppState> {
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
   const tokens = deps.tokenSet ?? deps.tokens;
-  const metrics = deps.metrics ?? createMetrics({ storage: deps.storage });
+  const metrics = deps.metrics ?? createMetrics();
   const app = new Koa<AppState>({ proxy: false });
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;
@@ -49,7 +49,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     '/plants',
     // DESIGN.md's order: credential (401), media type (415), size (413), JSON and fields (400), duplicate (409).
     bearerAuth(tokens),
-    parseJsonBody(deps.bodyLimit),
+    parseJsonBody(deps.bodyLimit, NEW_PLANT_MEMBERS),
     createPlantHandler(countCreatedPlants(deps.storage.plants, metrics)),
   );
   router.get('/healthz', healthHandler());

@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PlantStorage } from '@plant-store/domain';
+import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
-import { type Config, readTokenFile } from './config.ts';
+import type { Config } from './config.ts';
 import { answerClientError } from './http/client-error.ts';
 import { reloadingTokenSet } from './http/token-set.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -14,6 +15,8 @@ export interface StartOptions {
   readonly logDestination?: DestinationStream;
   /** A storage to use instead of opening config.database (tests, embedding); stop() closes it too. */
   readonly storage?: PlantStorage;
+  /** The figures of that storage's connection pool, for /metrics. */
+  readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
 }
 
 export interface RunningServer {
@@ -42,8 +45,10 @@ function urlOf(host: string, port: number): string {
 /** Opens storage (running migrations), then serves the app on config.host and config.port (0: any free port). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel }, options.logDestination);
-  const storage =
-    options.storage ?? (await openStorage(config.database, { groupCommit: config.groupCommit }));
+  const { storage, connectionPool } =
+    options.storage === undefined
+      ? await openStorage(config.database, { groupCommit: config.groupCommit })
+      : { storage: options.storage, connectionPool: options.connectionPool };
   if (config.tokens.length === 0) logger.warn('no API token is configured: every POST /plants answers 401');
 
   let shuttingDown = false;
@@ -53,17 +58,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ...(config.tokensFile === undefined
       ? {}
       : {
-          tokenSet: reloadingTokenSet({
-            tokens: config.tokens,
-            file: config.tokensFile,
-            read: readTokenFile,
-            logger,
-          }),
+          tokenSet: reloadingTokenSet({ tokens: config.tokens, file: config.tokensFile, logger }),
         }),
     bodyLimit: config.bodyLimit,
     logger,
     isShuttingDown: () => shuttingDown,
-    metrics: createMetrics({ storage, processMetrics: true }),
+    metrics: createMetrics({ connectionPool, processMetrics: true }),
   });
   const server = createServer(
     {

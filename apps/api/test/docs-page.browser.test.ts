@@ -72,9 +72,9 @@ describe.skipIf(!haveChromium)('the API reference page at /docs, in Chromium', (
     await server?.stop();
   });
 
-  it('when the page is opened, then it shows POST /plants, its schemas and its bearer auth, with no console error and no outside request', async () => {
+  it('when the page is opened, then it shows POST /plants under its tag, its schemas and its bearer auth, with no console error and no outside request', async () => {
     await page.goto(`${server.url}/docs`);
-    const operation = page.locator('#operations-default-createPlant');
+    const operation = page.locator('#operations-plants-createPlant');
     await operation.waitFor({ timeout: 20_000 });
     await expect.poll(() => operation.locator('.opblock-summary-method').textContent()).toBe('POST');
     expect(await operation.locator('.opblock-summary-path').textContent()).toContain('/plants');
@@ -83,6 +83,10 @@ describe.skipIf(!haveChromium)('the API reference page at /docs, in Chromium', (
       await expect.poll(() => models.getByText(schema, { exact: true }).count()).toBeGreaterThan(0);
     await expect.poll(() => page.locator('.auth-wrapper button.authorize').count()).toBe(1);
     expect(await page.locator('.info .title').textContent()).toContain('Plant Store');
+    for (const tag of ['plants', 'monitoring', 'documentation'])
+      expect(await page.locator(`#operations-tag-${tag}`).count(), tag).toBe(1);
+    expect(await page.locator('#operations-tag-default').count()).toBe(0);
+    expect(await page.locator('[id^="operations-"][id*="apiReferenceAsset"]').count()).toBe(0);
     expect(problems).toEqual([]);
     expect(outsideRequests).toEqual([]);
   }, 60_000);
@@ -94,7 +98,7 @@ describe.skipIf(!haveChromium)('the API reference page at /docs, in Chromium', (
     await dialog.locator('.auth-btn-wrapper button.authorize').click();
     await dialog.locator('.auth-btn-wrapper button.btn-done, button.close-modal').first().click();
 
-    const operation = page.locator('#operations-default-createPlant');
+    const operation = page.locator('#operations-plants-createPlant');
     await operation.locator('.opblock-summary').first().click();
     await operation.locator('button.try-out__btn').click();
     await operation
@@ -109,6 +113,17 @@ describe.skipIf(!haveChromium)('the API reference page at /docs, in Chromium', (
       name: 'Monstera from the docs',
       tag: 'aroid',
     });
+
+    // Each documented failure shows an example of its own, with its own status.
+    for (const [code, message] of [
+      ['400', 'request body is required'],
+      ['409', 'already exists with a different name or tag'],
+      ['503', 'storage is unavailable'],
+    ]) {
+      const example = operation.locator(`.responses-table tr.response[data-code="${code}"] .example`).first();
+      expect(await example.textContent(), code).toContain(`"error": ${code}`);
+      expect(await example.textContent(), code).toContain(message);
+    }
 
     mkdirSync(REPORTS, { recursive: true });
     await page.screenshot({ path: join(REPORTS, 'docs-page.png'), fullPage: true });

@@ -28,6 +28,8 @@ function gatedStorage() {
         return inner.plants.insertIfAbsent(plant);
       },
       findById: (id) => inner.plants.findById(id),
+      listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+      deleteById: (id) => inner.plants.deleteById(id),
     },
     checkReady: () => inner.checkReady(),
     close: async () => {

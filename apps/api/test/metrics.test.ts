@@ -1,7 +1,9 @@
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import { provideTestPostgres } from '@plant-store/storage-postgres/testing';
+import { provideTestPostgres } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import { startServer } from '../src/server.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
@@ -135,7 +137,7 @@ describe.skipIf(!postgres)('GET /metrics on a PostgreSQL server', () => {
       connectionString: postgres?.connectionString ?? '',
       poolSize: 7,
     });
-    const server = await startTestServer(storage);
+    const server = await startTestServer(storage, {}, () => storage.connectionPool());
     try {
       const id = 10_000 + Math.floor(Math.random() * 1_000_000);
       await Promise.all(
@@ -149,6 +151,26 @@ describe.skipIf(!postgres)('GET /metrics on a PostgreSQL server', () => {
       expect(busy).toBeGreaterThanOrEqual(0);
       expect(idle + busy).toBeLessThanOrEqual(7);
       expect(sample(text, 'plant_store_db_pool_waiting')).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('when the service opens the server named by DATABASE_URL, then the pool it opened is reported', async () => {
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: postgres?.connectionString ?? '',
+      API_TOKENS: TOKEN,
+      LOG_LEVEL: 'silent',
+    });
+    const server = await startServer(config);
+    try {
+      const response = await fetch(`${server.url}/metrics`, { headers: AUTH });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      // openPostgresPlantStorage's default pool size.
+      expect(sample(text, 'plant_store_db_pool_max_connections')).toBe(10);
+      expect(sample(text, 'plant_store_db_pool_connections{state="idle"}')).toBeGreaterThanOrEqual(1);
     } finally {
       await server.stop();
     }

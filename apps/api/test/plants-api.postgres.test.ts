@@ -1,5 +1,5 @@
 import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import { provideTestPostgres } from '@plant-store/storage-postgres/testing';
+import { provideTestPostgres } from '@plant-store/test-support';
 import { afterAll, describe } from 'vitest';
 import { describePlantsApi } from './plants-api.suite.ts';
 

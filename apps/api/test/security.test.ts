@@ -6,7 +6,9 @@ import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain'
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { fixedTokenSet, matchesAnyDigest } from '../src/http/token-set.ts';
+import { startServer } from '../src/server.ts';
 import { nodeRequest, rawExchange } from './support/raw-http.ts';
 import { OTHER_TOKEN, startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
@@ -29,6 +31,8 @@ function switchableStorage(): { storage: PlantStorage; setDown(down: boolean): v
           return inner.plants.insertIfAbsent(plant);
         },
         findById: (id) => inner.plants.findById(id),
+        listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+        deleteById: (id) => inner.plants.deleteById(id),
       },
     },
   };
@@ -247,5 +251,34 @@ describe('API_TOKENS_FILE rotation without a restart', () => {
       .filter((line) => line.level === 40);
     expect(warnings.length).toBeGreaterThanOrEqual(2);
     expect(JSON.stringify(warnings)).not.toMatch(/file-token|not a token/);
+  });
+});
+
+describe('API_TOKENS_FILE between reading the configuration and serving', () => {
+  it('when the file is rotated after the configuration was read, then the service takes the new tokens within seconds and refuses the old ones', async () => {
+    const file = join(tempDir, 'tokens-at-start');
+    await writeFile(file, 'token-of-the-first-secret\n');
+    const config = loadConfig({
+      PORT: '0',
+      DATABASE_URL: 'memory:',
+      API_TOKENS: 'env-token',
+      API_TOKENS_FILE: file,
+      LOG_LEVEL: 'silent',
+    });
+    // The secret is swapped while the service opens its storage (a migration may take seconds).
+    await writeFile(`${file}.new`, 'token-of-the-second-secret, and-another\n');
+    await rename(`${file}.new`, file);
+    const server = await startServer(config, { storage: openMemoryPlantStorage() });
+    const status = async (token: string): Promise<number> =>
+      (await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${token}` } })).status;
+    try {
+      await expect
+        .poll(() => status('token-of-the-second-secret'), { timeout: 10_000, interval: 200 })
+        .toBe(200);
+      expect(await status('token-of-the-first-secret')).toBe(401);
+      expect(await status('env-token')).toBe(200);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -26,6 +26,8 @@ function failingStorage(): { storage: PlantStorage; failWith(failure: Failure): 
           return inner.plants.insertIfAbsent(plant);
         },
         findById: (id) => inner.plants.findById(id),
+        listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+        deleteById: (id) => inner.plants.deleteById(id),
       },
       checkReady: async () => fail(),
       close: () => inner.close(),

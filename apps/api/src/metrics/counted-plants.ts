@@ -10,5 +10,7 @@ export function countCreatedPlants(plants: PlantRepository, metrics: Metrics): P
       return outcome;
     },
     findById: (id) => plants.findById(id),
+    listAfter: (after, limit) => plants.listAfter(after, limit),
+    deleteById: (id) => plants.deleteById(id),
   };
 }

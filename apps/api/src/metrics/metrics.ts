@@ -1,4 +1,4 @@
-import type { PlantStorage } from '@plant-store/domain';
+import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 
 /** The labels of one request. Every value is from a small fixed set, so series stay few. */
@@ -19,8 +19,8 @@ export interface Metrics {
 }
 
 export interface MetricsOptions {
-  /** Its connection pool, when it has one, is reported at each scrape. */
-  readonly storage?: PlantStorage;
+  /** The storage's connection pool, reported at each scrape; absent where storage has no pool. */
+  readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
   /** Node's process metrics (CPU, memory, event loop lag, GC). Once per process: the real server only. */
   readonly processMetrics?: boolean;
 }
@@ -116,7 +116,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
   });
 
-  const pool = options.storage?.connectionPool?.bind(options.storage);
+  const pool = options.connectionPool;
   if (pool !== undefined) {
     new Gauge({
       name: 'plant_store_db_pool_connections',

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
+import { warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportDrill } from '../support/drill-report.ts';
 import {
@@ -18,7 +19,6 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
 import {
   startThrowawayPostgres,
   type ThrowawayPostgres,
-  warnDrillNotRun,
   whyNoThrowawayPostgres,
 } from '../support/throwaway-postgres.ts';
 
@@ -32,7 +32,7 @@ const READ_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 const ANSWER_BOUND_MS = READ_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 8_000;
 
 const notRun = whyNoThrowawayPostgres();
-if (notRun !== undefined) warnDrillNotRun('database outage (faults/database-outage.test.ts)', notRun);
+if (notRun !== undefined) warnDidNotRun('the database outage drill (faults/database-outage.test.ts)', notRun);
 
 interface ReadinessSample {
   readonly at: number;

@@ -3,9 +3,10 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { randomPlantId } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportDrill } from '../support/drill-report.ts';
-import { ms, percentile, randomPlantId } from '../support/load.ts';
+import { ms, percentile } from '../support/load.ts';
 import { parseRawResponse } from '../support/raw-http.ts';
 import { startTestServer, type TestServer, TOKEN } from '../support/test-server.ts';
 

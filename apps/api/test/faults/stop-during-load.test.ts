@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import { provideTestPostgres } from '@plant-store/storage-postgres/testing';
+import { provideTestPostgres } from '@plant-store/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { reportDrill } from '../support/drill-report.ts';
 import {

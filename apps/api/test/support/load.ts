@@ -1,10 +1,5 @@
-import { getRandomValues } from 'node:crypto';
+import { randomPlantId } from '@plant-store/test-support';
 import { TOKEN } from './test-server.ts';
-
-/** A uniformly random int64: every run uses fresh ids, so runs never collide. */
-export function randomPlantId(): bigint {
-  return new DataView(getRandomValues(new Uint8Array(8)).buffer).getBigInt64(0);
-}
 
 /** One POST /plants of a load run, and what came back. */
 export interface Attempt {

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+// The workspace's packages run from their TypeScript sources, as `pnpm start` runs them.
+const NODE_FLAGS = ['--conditions=@plant-store/source'];
 
 /** One run of the service's entry point as a child process. */
 export interface Run {
@@ -19,9 +21,9 @@ export function killLeftoverRuns(): void {
   for (const run of runs.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
 }
 
-/** Runs the service's entry point as `node src/main.ts` with exactly this environment. */
+/** Runs the service's entry point as `node <source condition> src/main.ts` with exactly this environment. */
 export function runMain(env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
