@@ -11,6 +11,7 @@ import { errorResponses } from './http/error-responses.ts';
 import { healthHandler, readinessHandler } from './http/health-routes.ts';
 import { parseJsonBody } from './http/parse-json-body.ts';
 import { createPlantHandler, NEW_PLANT_MEMBERS } from './http/plants-route.ts';
+import { checkRequestHead } from './http/request-head.ts';
 import { requestLog } from './http/request-log.ts';
 import type { TokenSet } from './http/token-set.ts';
 import { countCreatedPlants } from './metrics/counted-plants.ts';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(requestMetrics(metrics));
   app.use(closeConnectionsWhileStopping(isShuttingDown));
   app.use(errorResponses());
+  app.use(checkRequestHead());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
+      sendTimeoutMs: 60_000,
     });
   });
 
@@ -59,6 +60,7 @@ describe('loadConfig', () => {
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
       KEEP_ALIVE_TIMEOUT_MS: '1000',
+      SEND_TIMEOUT_MS: '2000',
       GROUP_COMMIT: 'OFF',
     });
     expect(config).toEqual({
@@ -76,6 +78,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 2000,
       requestTimeoutMs: 4000,
       keepAliveTimeoutMs: 1000,
+      sendTimeoutMs: 2000,
     });
   });
 

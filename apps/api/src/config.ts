@@ -37,6 +37,8 @@ export const SETTINGS = {
   headersTimeoutMs: setting('HEADERS_TIMEOUT_MS', wholeNumber(100, 600_000), '10000'),
   requestTimeoutMs: setting('REQUEST_TIMEOUT_MS', wholeNumber(100, 3_600_000), '30000'),
   keepAliveTimeoutMs: setting('KEEP_ALIVE_TIMEOUT_MS', wholeNumber(100, 600_000), '5000'),
+  /** How long a client may take to read an answer once it is written: a reader that stalls is cut off. */
+  sendTimeoutMs: setting('SEND_TIMEOUT_MS', wholeNumber(100, 3_600_000), '60000'),
 };
 
 type Declared = typeof SETTINGS;

@@ -5,7 +5,9 @@ import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
 import type { Config } from './config.ts';
-import { answerClientError } from './http/client-error.ts';
+import { answerClientError, writeRawAnswer } from './http/client-error.ts';
+import { inConnectionTurns } from './http/connection-turns.ts';
+import { withSendDeadline } from './http/send-deadline.ts';
 import { reloadingTokenSet } from './http/token-set.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { openStorage } from './storage.ts';
@@ -65,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     isShuttingDown: () => shuttingDown,
     metrics: createMetrics({ connectionPool, processMetrics: true }),
   });
+  const handle = inConnectionTurns(withSendDeadline(app.callback(), config.sendTimeoutMs, logger));
   const server = createServer(
     {
       // A whole request, its headers, and the pause between two requests on one connection.
@@ -72,10 +75,21 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       headersTimeout: config.headersTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
       connectionsCheckingInterval: checkingIntervalOf(config),
+      // The app answers a missing Host itself, with the JSON Error body (http/request-head.ts).
+      requireHostHeader: false,
     },
-    app.callback(),
+    handle,
   );
+  // Requests Node would answer or drop itself go to the app too: `Expect: 100-continue` (the go-ahead
+  // is given after the checks, in parse-json-body.ts), any other `Expect` (417, request-head.ts).
+  server.on('checkContinue', handle);
+  server.on('checkExpectation', handle);
   server.on('clientError', answerClientError(logger));
+  // CONNECT asks for a tunnel: Node would close the connection without a word.
+  server.on('connect', (_req, socket) => {
+    logger.info({ method: 'CONNECT', status: 400 }, 'CONNECT refused');
+    writeRawAnswer(socket, { status: 400, message: 'CONNECT is not supported: this service is not a proxy' });
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {

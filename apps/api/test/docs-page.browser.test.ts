@@ -116,7 +116,7 @@ describe.skipIf(!haveChromium)('the API reference page at /docs, in Chromium', (
 
     // Each documented failure shows an example of its own, with its own status.
     for (const [code, message] of [
-      ['400', 'request body is required'],
+      ['400', 'the Authorization header must be sent once'],
       ['409', 'already exists with a different name or tag'],
       ['503', 'storage is unavailable'],
     ]) {

@@ -106,10 +106,20 @@ const {
   MALFORMED_REQUEST_EXAMPLES: malformed,
   REQUEST_TIMEOUT_EXAMPLES: timeout,
   HEADERS_TOO_LARGE_EXAMPLES: headersTooLarge,
+  EXPECTATION_FAILED_EXAMPLES: expectationFailed,
 } = errorExamples;
 
 /** For each example, a request that gets exactly that answer. */
+const rawPost = (headers: string, body = '{"id":7,"name":"Monstera"}') =>
+  raw(
+    `POST /plants HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
+const JSON_TYPE = 'Content-Type: application/json\r\n';
+const AUTH = `Authorization: Bearer ${TOKEN}\r\n`;
+
 const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
+  [badRequest.authorizationTwice, () => rawPost(`${AUTH}Authorization: Bearer other\r\n${JSON_TYPE}`)],
+  [badRequest.contentTypeTwice, () => rawPost(`${AUTH}${JSON_TYPE}Content-Type: text/plain\r\n`)],
   [badRequest.emptyBody, () => post('')],
   [badRequest.notUtf8, () => post(new Uint8Array([0x7b, 0xff, 0x7d]))],
   [badRequest.notJson, () => post('{"id": 7,')],
@@ -133,6 +143,7 @@ const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
   ],
   [tooLarge.overLimit, () => post(`{"id":7,"name":"${'a'.repeat(70_000)}"}`)],
   [mediaType.notJson, () => post('{"id":7,"name":"Monstera"}', { 'Content-Type': 'text/plain' })],
+  [mediaType.encoded, () => post('{"id":7,"name":"Monstera"}', { 'Content-Encoding': 'gzip' })],
   [internal.fault, () => post('{"id":7,"name":"Monstera"}', {}, servers.crashing)],
   [storageUnavailable.unavailable, () => post('{"id":7,"name":"Monstera"}', {}, servers.unreachable)],
   [notReady.unavailable, () => fetch(`${servers.unreachable.url}/readyz`).then(answerOf)],
@@ -141,6 +152,12 @@ const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
   [notFound.unknownPath, () => fetch(`${servers.plain.url}/plant`).then(answerOf)],
   [methodNotAllowed.otherMethod, () => fetch(`${servers.plain.url}/plants`).then(answerOf)],
   [malformed.malformed, () => raw('GET /plants HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n')],
+  [malformed.noHost, () => raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')],
+  [malformed.connect, () => raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')],
+  [
+    expectationFailed.otherExpectation,
+    () => raw('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
+  ],
   // Headers that never end: the service gives up after HEADERS_TIMEOUT_MS.
   [timeout.tooSlow, () => raw('POST /plants HTTP/1.1\r\nHost: x\r\n', servers.impatient)],
   [
@@ -163,6 +180,7 @@ const COMPONENT_STATUSES: Readonly<Record<string, number>> = {
   MalformedRequest: 400,
   RequestTimeout: 408,
   RequestHeaderFieldsTooLarge: 431,
+  ExpectationFailed: 417,
 };
 
 describe('the examples of the error responses', () => {

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { AppState } from './app-state.ts';
 import { HttpError } from './http-error.ts';
+import { isRepeated } from './repeated-header.ts';
 import { fixedTokenSet, type TokenSet } from './token-set.ts';
 
 const REALM = 'Bearer realm="plant-store"';
@@ -10,11 +11,17 @@ const BEARER_CREDENTIAL = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
  * Lets a request on only with `Authorization: Bearer <one of tokens>`; anything else is a 401 with
- * `WWW-Authenticate`. It reads headers only, so it runs before the body is read.
+ * `WWW-Authenticate`; two Authorization headers are a 400 (RFC 6750's invalid_request). It reads
+ * headers only, so it runs before the body is read.
  */
 export function bearerAuth(tokens: readonly string[] | TokenSet): Middleware<AppState> {
   const accepted = 'matches' in tokens ? tokens : fixedTokenSet(tokens);
   return async (ctx, next) => {
+    if (isRepeated(ctx.req.rawHeaders, 'authorization')) {
+      throw new HttpError(400, 'the Authorization header must be sent once', {
+        'WWW-Authenticate': `${REALM}, error="invalid_request"`,
+      });
+    }
     const header = ctx.get('Authorization');
     const credential = BEARER_CREDENTIAL.exec(header)?.[1];
     if (credential === undefined) {

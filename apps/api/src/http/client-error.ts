@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { type Refusal, refuseAfterTurns } from './connection-turns.ts';
 
 function statusFor(code: string | undefined): number {
   if (code === 'HPE_HEADER_OVERFLOW') return 431;
@@ -8,33 +10,47 @@ function statusFor(code: string | undefined): number {
   return 400;
 }
 
+/** A JSON Error answer written straight to the socket, then the connection closed. */
+export function writeRawAnswer(socket: Duplex, refusal: Refusal, headers: Record<string, string> = {}): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: refusal.status, message: refusal.message });
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      extra +
+      'Connection: close\r\n\r\n' +
+      body,
+    () => socket.destroy(),
+  );
+}
+
 /**
- * The server's 'clientError' listener: a request Node's parser refused (malformed request line or
- * headers, headers too large, too slow) never reaches Koa, so its JSON Error answer is written here,
- * and the connection closed, as its framing can no longer be trusted.
+ * The server's 'clientError' listener: bytes Node's parser refused (a malformed request line,
+ * headers or chunk, headers too large, a request too slow) never reach Koa, so their JSON Error
+ * answer is written here, and the connection closed, as its framing can no longer be trusted.
+ * The requests the client sent before those bytes are answered first (connection-turns.ts).
  */
 export function answerClientError(logger: Logger): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   return (error, socket) => {
-    // Only the code is logged: the error also carries the raw bytes, which may hold the credential.
-    const status = statusFor(error.code);
-    logger.info({ code: error.code, status }, 'malformed request refused');
-    // A response already under way on this socket (Node's private _httpMessage) must not be interleaved.
-    const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
-    if (error.code === 'ECONNRESET' || !socket.writable || busy) {
+    if (error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const body = JSON.stringify({
-      error: status,
-      message: (STATUS_CODES[status] ?? 'bad request').toLowerCase(),
+    const status = statusFor(error.code);
+    const refusal = { status, message: (STATUS_CODES[status] ?? 'bad request').toLowerCase() };
+    const first = refuseAfterTurns(socket as Socket, refusal, (answeredByRequest) => {
+      // A request cut off in its body answered (and logged) the refusal itself.
+      if (answeredByRequest) (socket as Socket).destroySoon();
+      else writeRawAnswer(socket, refusal);
     });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-      () => socket.destroy(),
-    );
+    // Only the code is logged: the error also carries the raw bytes, which may hold the credential.
+    if (first) logger.info({ code: error.code, status }, 'malformed request refused');
   };
 }

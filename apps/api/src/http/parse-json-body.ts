@@ -1,9 +1,12 @@
 import type { IncomingMessage } from 'node:http';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { AppState } from './app-state.ts';
+import { whileReadingBody } from './connection-turns.ts';
 import { HttpError } from './http-error.ts';
 import { isUtf8JsonMediaType } from './json-media-type.ts';
 import { parseJsonShallow } from './json-shallow.ts';
+import { isRepeated } from './repeated-header.ts';
+import { EXPECT_CONTINUE } from './request-head.ts';
 
 // The rest of a refused body is not read: closing the connection is cheaper than draining it.
 const CLOSE = { Connection: 'close' } as const;
@@ -21,8 +24,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    let stopWatching = (): void => {};
     const stop = (): void => {
       settled = true;
+      stopWatching();
       req.off('data', onData);
       req.off('end', onEnd);
       req.pause();
@@ -52,7 +57,23 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     };
     req.on('error', onCutOff);
     req.once('close', onCutOff);
+    // The parser gave up on the rest (a malformed chunk, REQUEST_TIMEOUT_MS): this request answers
+    // that refusal itself, so that its log line says what the client was told.
+    stopWatching = whileReadingBody(req, (refusal) => {
+      if (settled) return;
+      stop();
+      reject(new HttpError(refusal.status, refusal.message, CLOSE));
+    });
   });
+}
+
+/**
+ * With `Expect: 100-continue` the client waits for a go-ahead before it sends the body: it is
+ * given once the credential, media type and declared size were accepted, never before a refusal.
+ */
+function allowBody(ctx: Context): void {
+  const expect = ctx.req.headers.expect;
+  if (expect !== undefined && EXPECT_CONTINUE.test(expect) && !ctx.res.headersSent) ctx.res.writeContinue();
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -80,18 +101,26 @@ function parseJson(text: string, members: ReadonlySet<string>): unknown {
 }
 
 /**
- * Puts the request's JSON body in ctx.state.body, checking in DESIGN.md's order: media type (415),
- * size (413), then UTF-8 and JSON (400). Of a top-level object only `members` are built, the
+ * Puts the request's JSON body in ctx.state.body, checking in DESIGN.md's order: media type (one
+ * Content-Type, else 400; JSON, unencoded, else 415), size (413), then UTF-8 and JSON (400). Of a top-level object only `members` are built, the
  * rest checked and ignored; integers are exact bigints (see json-shallow.ts).
  */
 export function parseJsonBody(limit: number, members: ReadonlySet<string>): Middleware<AppState> {
   return async (ctx, next) => {
+    if (isRepeated(ctx.req.rawHeaders, 'content-type')) {
+      throw new HttpError(400, 'the Content-Type header must be sent once');
+    }
     if (!isUtf8JsonMediaType(ctx.req.headers['content-type'])) {
       throw new HttpError(415, 'the request body must be application/json (UTF-8)');
+    }
+    const encoding = ctx.req.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new HttpError(415, 'the request body must not be encoded: Content-Encoding is not supported');
     }
     const declaredLength = ctx.req.headers['content-length'];
     if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);
 
+    allowBody(ctx);
     const text = decodeUtf8(await readBody(ctx.req, limit));
     if (/^[ \t\n\r]*$/.test(text)) throw new HttpError(400, 'request body is required');
     ctx.state.body = parseJson(text, members);

@@ -18,6 +18,8 @@ const example = (summary: string, error: number, message: string): ErrorExample 
 
 /** POST /plants, 400: the body, then its fields, in the order the service checks them. */
 export const BAD_REQUEST_EXAMPLES = {
+  authorizationTwice: example('Two Authorization headers', 400, 'the Authorization header must be sent once'),
+  contentTypeTwice: example('Two Content-Type headers', 400, 'the Content-Type header must be sent once'),
   emptyBody: example('No body', 400, 'request body is required'),
   notUtf8: example('A body that is not UTF-8', 400, 'the request body is not valid UTF-8'),
   notJson: example(
@@ -84,6 +86,11 @@ export const UNSUPPORTED_MEDIA_TYPE_EXAMPLES = {
     415,
     'the request body must be application/json (UTF-8)',
   ),
+  encoded: example(
+    'Content-Encoding: gzip (bodies are read as sent, never decompressed)',
+    415,
+    'the request body must not be encoded: Content-Encoding is not supported',
+  ),
 } satisfies ErrorExamples;
 
 export const INTERNAL_ERROR_EXAMPLES = {
@@ -113,6 +120,20 @@ export const METHOD_NOT_ALLOWED_EXAMPLES = {
 
 export const MALFORMED_REQUEST_EXAMPLES = {
   malformed: example('A request line or header the HTTP parser refuses', 400, 'bad request'),
+  noHost: example('HTTP/1.1 without a Host header', 400, 'the Host header is required'),
+  connect: example(
+    'CONNECT (a tunnel through a proxy)',
+    400,
+    'CONNECT is not supported: this service is not a proxy',
+  ),
+} satisfies ErrorExamples;
+
+export const EXPECTATION_FAILED_EXAMPLES = {
+  otherExpectation: example(
+    'An Expect header other than 100-continue',
+    417,
+    'the only expectation supported is "Expect: 100-continue"',
+  ),
 } satisfies ErrorExamples;
 
 export const REQUEST_TIMEOUT_EXAMPLES = {

@@ -2,6 +2,7 @@ import {
   BAD_REQUEST_EXAMPLES,
   CONFLICT_EXAMPLES,
   type ErrorExamples,
+  EXPECTATION_FAILED_EXAMPLES,
   HEADERS_TOO_LARGE_EXAMPLES,
   INTERNAL_ERROR_EXAMPLES,
   MALFORMED_REQUEST_EXAMPLES,
@@ -52,6 +53,7 @@ const TAGS = [
 
 // What a 400 of POST /plants means: one cause a line, in the order the service checks them.
 const BAD_REQUEST_CAUSES = [
+  'two `Authorization` headers (with `WWW-Authenticate: Bearer error="invalid_request"`), or two `Content-Type` headers;',
   'the body is empty, is not valid UTF-8, or is not exactly one JSON value (a byte order mark, comments, or data after the value are refused, never repaired);',
   'it is not a NewPlant: not a JSON object; `id` missing, not a JSON integer, or outside int64 (`7.0` is the integer 7; `7.5` and `"7"` are refused); `name` missing or not a string; `tag` not a string (`null` is not one);',
   'a `name` or `tag` holds the NUL character or a lone surrogate, which no storage keeps exactly.',
@@ -118,8 +120,11 @@ order: credential (401), media type (415), size (413), JSON and fields (400), du
 
 Beyond the operations below: an unknown path answers 404, a known path with another method 405 (with
 \`Allow\`), both with the Error body and without a token. A request that the HTTP parser refuses answers 400,
-431 (headers too large) or 408 (too slow), with the Error body, and the connection is closed. Every answer
-carries \`X-Request-Id\`.`;
+431 (headers too large) or 408 (too slow), with the Error body, and the connection is closed, after the answers
+to the requests sent before it on that connection. So does an HTTP/1.1 request without \`Host\` (400), \`CONNECT\`
+(400), and an \`Expect\` other than \`100-continue\` (417). With \`Expect: 100-continue\`, \`100 Continue\` is sent
+only once the credential, media type and declared size are accepted. A request pipelined behind an answer that
+closes the connection is not run. Every answer carries \`X-Request-Id\`.`;
 
 /**
  * The service's OpenAPI 3.1 description, built from the valibot schemas it validates with, so that
@@ -170,7 +175,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
               PAYLOAD_TOO_LARGE_EXAMPLES,
             ),
             '415': errorResponse(
-              'The body is not `application/json`, or names a charset other than UTF-8.',
+              'The body is not `application/json`, names a charset other than UTF-8, or has a `Content-Encoding` other than `identity` (bodies are never decompressed).',
               UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
             ),
             '500': errorResponse(
@@ -309,6 +314,10 @@ export function buildOpenApiDocument(): OpenApiDocument {
         RequestHeaderFieldsTooLarge: errorResponse(
           'The headers are over 16 KiB; the connection is closed.',
           HEADERS_TOO_LARGE_EXAMPLES,
+        ),
+        ExpectationFailed: errorResponse(
+          'The request has an `Expect` header other than `100-continue`; nothing was done.',
+          EXPECTATION_FAILED_EXAMPLES,
         ),
       },
     },

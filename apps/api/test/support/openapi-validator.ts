@@ -46,6 +46,7 @@ const DOCS_ASSET_ANSWER: ResponseObject = {
 const ANY_REQUEST: Readonly<Record<number, string>> = {
   400: 'MalformedRequest',
   408: 'RequestTimeout',
+  417: 'ExpectationFailed',
   431: 'RequestHeaderFieldsTooLarge',
 };
 

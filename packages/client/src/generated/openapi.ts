@@ -171,6 +171,15 @@ export interface components {
         };
     };
     responses: {
+        /** @description The request has an `Expect` header other than `100-continue`; nothing was done. */
+        ExpectationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The HTTP parser refused the request; the connection is closed. */
         MalformedRequest: {
             headers: {
@@ -346,6 +355,7 @@ export interface operations {
             /**
              * @description Bad request: nothing was stored, because the request is not one the service takes as it is:
              *
+             *     - two `Authorization` headers (with `WWW-Authenticate: Bearer error="invalid_request"`), or two `Content-Type` headers;
              *     - the body is empty, is not valid UTF-8, or is not exactly one JSON value (a byte order mark, comments, or data after the value are refused, never repaired);
              *     - it is not a NewPlant: not a JSON object; `id` missing, not a JSON integer, or outside int64 (`7.0` is the integer 7; `7.5` and `"7"` are refused); `name` missing or not a string; `tag` not a string (`null` is not one);
              *     - a `name` or `tag` holds the NUL character or a lone surrogate, which no storage keeps exactly.
@@ -397,7 +407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is not `application/json`, or names a charset other than UTF-8. */
+            /** @description The body is not `application/json`, names a charset other than UTF-8, or has a `Content-Encoding` other than `identity` (bodies are never decompressed). */
             415: {
                 headers: {
                     [name: string]: unknown;

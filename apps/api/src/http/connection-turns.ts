@@ -1,0 +1,134 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * HTTP/1.1 pipelining, made safe. Node parses the requests a client pipelines on one connection and
+ * hands each to the app, possibly while an earlier one is still being answered; answers leave in
+ * order. Two promises broke on that (DESIGN.md, "Hostile clients"):
+ *
+ * - a request pipelined behind one answered with `Connection: close` would run (and store) though
+ *   its answer can never be sent;
+ * - bytes the parser refuses behind a valid request would be answered (400) before that request,
+ *   whose own answer then never leaves: stored, yet told 400.
+ *
+ * So each connection takes turns: a request starts when the one before it on the same connection
+ * has been answered, and not at all when the connection is closing by then, or once the parser
+ * refused what followed. A refusal is answered after every request started before it.
+ * One request per connection at a time costs nothing to a client that does not pipeline.
+ */
+
+/** What the parser refused on a connection, as the answer it gets. */
+export interface Refusal {
+  readonly status: number;
+  readonly message: string;
+}
+
+interface Connection {
+  /** Requests handed over by Node and not yet answered (or given up): the running one and those waiting. */
+  inFlight: number;
+  /** Requests waiting for their turn, in order. */
+  readonly waiting: Array<() => void>;
+  /** Called once inFlight is 0. */
+  readonly onIdle: Array<() => void>;
+  refusal: Refusal | undefined;
+  /** The running request while it reads its body: told when the rest can never come. */
+  bodyReader: { readonly req: IncomingMessage; readonly onRefused: (refusal: Refusal) => void } | undefined;
+}
+
+const connections = new WeakMap<Socket, Connection>();
+
+function connectionOf(socket: Socket): Connection {
+  let connection = connections.get(socket);
+  if (connection === undefined) {
+    const created: Connection = {
+      inFlight: 0,
+      waiting: [],
+      onIdle: [],
+      refusal: undefined,
+      bodyReader: undefined,
+    };
+    // Whatever still waits when the connection closes is given up (each waiting turn then ends).
+    socket.once('close', () => {
+      for (const start of created.waiting.splice(0)) start();
+    });
+    connections.set(socket, created);
+    connection = created;
+  }
+  return connection;
+}
+
+function isClosing(socket: Socket, connection: Connection): boolean {
+  return connection.refusal !== undefined || socket.destroyed || socket.writableEnded;
+}
+
+/** Wraps the app's request listener so that requests on one connection run one after the other. */
+export function inConnectionTurns(listener: RequestListener): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const connection = connectionOf(socket);
+    connection.inFlight += 1;
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      connection.inFlight -= 1;
+      const next = connection.waiting.shift();
+      if (next !== undefined) next();
+      else if (connection.inFlight === 0) for (const idle of connection.onIdle.splice(0)) idle();
+    };
+    // 'close' comes once the answer is sent, or the connection is gone.
+    res.once('close', end);
+    // Never run what cannot be answered: the client learns from the closed connection that this
+    // request was not answered, so it was not executed either. (Node may hand over the request
+    // after the previous answer was written, with `Connection: close`: then it is refused here.)
+    const take = (): void => {
+      if (isClosing(socket, connection)) end();
+      else listener(req, res);
+    };
+    if (connection.inFlight === 1) take();
+    else connection.waiting.push(take);
+  };
+}
+
+/**
+ * Records that the parser refused the bytes after the requests already handed over, and calls
+ * `answer` once they are answered (at once when there are none). A request still reading its
+ * body gets the refusal as its own answer instead, so `answer` receives whether one did.
+ * Returns false when the connection had already been refused (Node reports a broken parser on
+ * every later chunk): nothing more to do.
+ */
+export function refuseAfterTurns(
+  socket: Socket,
+  refusal: Refusal,
+  answer: (answeredByRequest: boolean) => void,
+): boolean {
+  const connection = connectionOf(socket);
+  if (connection.refusal !== undefined) return false;
+  connection.refusal = refusal;
+  // A body already complete is not cut off: the refused bytes came after it.
+  const reader = connection.bodyReader;
+  const answeredByRequest = reader !== undefined && !reader.req.complete;
+  if (answeredByRequest) reader.onRefused(refusal);
+  if (connection.inFlight === 0) answer(answeredByRequest);
+  else connection.onIdle.push(() => answer(answeredByRequest));
+  return true;
+}
+
+/**
+ * For the request reading its body: `onRefused` is called if the parser refuses the connection
+ * (a malformed chunk, the request timeout) before the body is complete. Returns the function that
+ * stops listening, to call once the body is read.
+ */
+export function whileReadingBody(req: IncomingMessage, onRefused: (refusal: Refusal) => void): () => void {
+  const connection = connectionOf(req.socket);
+  if (connection.refusal !== undefined && !req.complete) {
+    // Refused before this request began to read: the rest of its body will never be parsed.
+    onRefused(connection.refusal);
+    return () => {};
+  }
+  const reader = { req, onRefused };
+  connection.bodyReader = reader;
+  return () => {
+    if (connection.bodyReader === reader) connection.bodyReader = undefined;
+  };
+}

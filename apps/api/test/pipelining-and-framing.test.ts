@@ -1,0 +1,394 @@
+// What a hostile client sends on a raw connection: requests pipelined behind a refusal or behind
+// bytes the parser refuses, Expect, Content-Encoding, repeated headers, no Host, CONNECT, a reader
+// that stalls. DESIGN.md, "Hostile clients": every answer is the JSON Error body, nothing is stored
+// that the client is not told about, and no client holds a connection for ever.
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
+import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
+
+const REQUEST_TIMEOUT_MS = 1_000;
+const SEND_TIMEOUT_MS = 500;
+// Waiting for what the server must do by itself: the timeout, Node's check interval, a noisy machine.
+const BOUND_MS = 15_000;
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(openMemoryPlantStorage(), {
+    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    HEADERS_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    SEND_TIMEOUT_MS: String(SEND_TIMEOUT_MS),
+  });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+let nextId = 7_000_000;
+const freshId = (): number => (nextId += 1);
+
+interface Head {
+  readonly method?: string;
+  readonly path?: string;
+  readonly headers?: readonly (readonly [string, string])[];
+}
+
+/** One HTTP/1.1 request as bytes; Content-Length is added for a body unless given. */
+function rawRequest({ method = 'POST', path = '/plants', headers = [] }: Head, body = ''): string {
+  const lines = [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1'];
+  for (const [name, value] of headers) lines.push(`${name}: ${value}`);
+  const named = (name: string) => headers.some(([header]) => header.toLowerCase() === name);
+  if (body !== '' && !named('content-length') && !named('transfer-encoding')) {
+    lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
+  }
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+const AUTH: readonly [string, string] = ['Authorization', `Bearer ${TOKEN}`];
+const JSON_TYPE: readonly [string, string] = ['Content-Type', 'application/json'];
+
+function createRequest(id: number, extra: readonly (readonly [string, string])[] = []): string {
+  return rawRequest({ headers: [AUTH, JSON_TYPE, ...extra] }, JSON.stringify({ id, name: `plant ${id}` }));
+}
+
+interface Answer {
+  readonly status: number;
+  readonly head: string;
+  readonly body: unknown;
+}
+
+/** Every response in what the server sent, in order (each framed by Content-Length, or none). */
+function answersIn(bytes: Buffer): Answer[] {
+  const answers: Answer[] = [];
+  let rest = bytes;
+  while (rest.length > 0) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) throw new Error(`an incomplete response head: ${JSON.stringify(rest.toString('latin1'))}`);
+    const head = rest.subarray(0, end).toString('latin1');
+    const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    const text = rest.subarray(end + 4, end + 4 + length).toString('utf8');
+    answers.push({ status, head, body: text === '' ? undefined : JSON.parse(text) });
+    rest = rest.subarray(end + 4 + length);
+  }
+  return answers;
+}
+
+/** Sends the bytes on a fresh connection, half-open, and collects everything until the server closes it. */
+function exchange(data: string | Buffer, { endWrite = false } = {}): Promise<Answer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+    });
+    socket.on('close', () => {
+      try {
+        resolve(answersIn(Buffer.concat(chunks)));
+      } catch (error) {
+        reject(error);
+      }
+    });
+    socket.write(data);
+    if (endWrite) socket.end();
+    // The keep-alive timeout (5 s) ends connections the server would keep open.
+  });
+}
+
+async function stored(id: number): Promise<unknown> {
+  return server.storage.plants.findById(BigInt(id));
+}
+
+const errorBody = (status: number) => ({ error: status, message: expect.any(String) });
+
+describe('bytes the parser refuses behind a valid request (issue 9, item 3)', () => {
+  it.each([
+    ['one trailing space', ' '],
+    ['a NUL byte', '\0'],
+    ['a garbage line', 'GARBAGE\r\n\r\n'],
+  ])(
+    'when a valid POST is followed by %s, then the POST is answered 200 first, then the 400, and the plant is stored',
+    async (_label, trailer) => {
+      const id = freshId();
+      const answers = await exchange(`${createRequest(id)}${trailer}`);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 400]);
+      expect(answers[0]?.body).toEqual({ name: `plant ${id}` });
+      expect(answers[1]?.body).toEqual(errorBody(400));
+      expect(await stored(id)).toEqual({ id: BigInt(id), name: `plant ${id}` });
+    },
+  );
+
+  it('when two valid POSTs are followed by garbage, then both are answered in order before the 400', async () => {
+    const first = freshId();
+    const second = freshId();
+    const answers = await exchange(`${createRequest(first)}${createRequest(second)}GARBAGE\r\n\r\n`);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 400]);
+    expect(answers.slice(0, 2).map((answer) => answer.body)).toEqual([
+      { name: `plant ${first}` },
+      { name: `plant ${second}` },
+    ]);
+    expect(await stored(second)).toBeDefined();
+  });
+});
+
+describe('a request pipelined behind one answered with Connection: close (item 4)', () => {
+  // Each is refused before its body is read, so the server closes the connection after it.
+  const closingFirsts: readonly (readonly [string, string, number])[] = [
+    [
+      'a wrong token (401)',
+      rawRequest({ headers: [['Authorization', 'Bearer wrong'], JSON_TYPE] }, '{}'),
+      401,
+    ],
+    ['an unknown path (404)', rawRequest({ path: '/nothing', headers: [AUTH, JSON_TYPE] }, '{}'), 404],
+    ['a wrong method (405)', rawRequest({ method: 'PUT', headers: [AUTH, JSON_TYPE] }, '{}'), 405],
+    ['a wrong media type (415)', rawRequest({ headers: [AUTH, ['Content-Type', 'text/plain']] }, '{}'), 415],
+  ];
+
+  it.each(closingFirsts)(
+    'when a valid POST follows %s, then only the first is answered and the POST is not run',
+    async (_label, first, status) => {
+      const id = freshId();
+      const answers = await exchange(`${first}${createRequest(id)}`);
+      expect(answers.map((answer) => answer.status)).toEqual([status]);
+      expect(answers[0]?.head).toMatch(/\r\nConnection: close/i);
+      // Give a request that was wrongly started the time to store.
+      await sleep(100);
+      expect(await stored(id)).toBeUndefined();
+    },
+  );
+
+  it('when requests are pipelined behind a refusal that keeps the connection, then each is answered in order', async () => {
+    const id = freshId();
+    // Refused after its body was read (not JSON): the connection stays open.
+    const refused = rawRequest({ headers: [AUTH, JSON_TYPE] }, '{"id":');
+    const answers = await exchange(
+      `${refused}${createRequest(id)}${rawRequest({ method: 'GET', path: '/healthz', headers: [['Connection', 'close']] })}`,
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([400, 200, 200]);
+    expect(await stored(id)).toBeDefined();
+  });
+});
+
+/** Sends the head, waits for what the server says before any body is sent. */
+async function firstWordsAfterHead(head: string): Promise<{ socket: Socket; text: () => string }> {
+  const socket = connect(server.port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk) => chunks.push(chunk));
+  socket.on('error', () => {});
+  socket.write(head);
+  const text = () => Buffer.concat(chunks).toString('latin1');
+  const deadline = Date.now() + BOUND_MS;
+  while (text() === '' && Date.now() < deadline) await sleep(10);
+  return { socket, text };
+}
+
+describe('Expect: 100-continue (item 5)', () => {
+  const body = '{"id":1,"name":"a"}';
+  const withExpect = (headers: readonly (readonly [string, string])[], length = body.length) =>
+    rawRequest({ headers: [...headers, ['Content-Length', String(length)], ['Expect', '100-continue']] });
+
+  it.each([
+    ['no token', withExpect([JSON_TYPE]), 401],
+    ['a wrong token', withExpect([['Authorization', 'Bearer wrong'], JSON_TYPE]), 401],
+    ['a wrong media type', withExpect([AUTH, ['Content-Type', 'text/plain']]), 415],
+    ['a body over the limit', withExpect([AUTH, JSON_TYPE], 10_000_000), 413],
+  ])(
+    'when the request has %s, then the refusal comes without a 100 Continue before it',
+    async (_label, head, status) => {
+      const { socket, text } = await firstWordsAfterHead(head);
+      socket.destroy();
+      expect(text()).not.toMatch(/^HTTP\/1\.1 100/);
+      expect(text()).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    },
+  );
+
+  it('when the request is acceptable, then 100 Continue comes, and the body sent after it creates the plant', async () => {
+    const id = freshId();
+    const plant = JSON.stringify({ id, name: 'continued' });
+    const head = rawRequest({
+      headers: [
+        AUTH,
+        JSON_TYPE,
+        ['Content-Length', String(plant.length)],
+        ['Expect', '100-continue'],
+        ['Connection', 'close'],
+      ],
+    });
+    const { socket, text } = await firstWordsAfterHead(head);
+    expect(text()).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(plant);
+    await closed;
+    const answers = answersIn(Buffer.from(text().slice('HTTP/1.1 100 Continue\r\n\r\n'.length), 'latin1'));
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([[200, { name: 'continued' }]]);
+  });
+});
+
+describe('Content-Encoding (item 6)', () => {
+  it.each([
+    ['gzip on a plain body', 'gzip', (text: string) => Buffer.from(text)],
+    ['gzip on a gzip body', 'gzip', (text: string) => gzipSync(text)],
+    ['deflate', 'deflate', (text: string) => Buffer.from(text)],
+    ['an unknown coding', 'x-custom', (text: string) => Buffer.from(text)],
+  ])(
+    'when the body comes with %s, then it answers 415 and stores nothing',
+    async (_label, coding, encode) => {
+      const id = freshId();
+      const body = encode(JSON.stringify({ id, name: 'encoded' }));
+      const head = rawRequest({
+        headers: [
+          AUTH,
+          JSON_TYPE,
+          ['Content-Encoding', coding],
+          ['Content-Length', String(body.length)],
+          ['Connection', 'close'],
+        ],
+      });
+      const answers = await exchange(Buffer.concat([Buffer.from(head), body]));
+      expect(answers.map((answer) => [answer.status, answer.body])).toEqual([[415, errorBody(415)]]);
+      expect(await stored(id)).toBeUndefined();
+    },
+  );
+
+  it('when the body says Content-Encoding: identity, then it is read', async () => {
+    const id = freshId();
+    const answers = await exchange(
+      createRequest(id, [
+        ['Content-Encoding', 'identity'],
+        ['Connection', 'close'],
+      ]),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200]);
+  });
+});
+
+describe('repeated headers (item 7)', () => {
+  it.each([
+    ['a valid then a wrong Authorization', [AUTH, ['Authorization', 'Bearer wrong']]],
+    ['a wrong then a valid Authorization', [['Authorization', 'Bearer wrong'], AUTH]],
+    ['the same valid Authorization twice', [AUTH, AUTH]],
+  ] as const)(
+    'when the request has %s, then it answers 400 invalid_request and stores nothing',
+    async (_label, authorizations) => {
+      const id = freshId();
+      const request = rawRequest(
+        { headers: [...authorizations, JSON_TYPE, ['Connection', 'close']] },
+        JSON.stringify({ id, name: 'twice' }),
+      );
+      const [answer, ...more] = await exchange(request);
+      expect(more).toEqual([]);
+      expect(answer?.status).toBe(400);
+      expect(answer?.head).toMatch(
+        /\r\nWWW-Authenticate: Bearer realm="plant-store", error="invalid_request"/i,
+      );
+      expect(answer?.body).toEqual({ error: 400, message: 'the Authorization header must be sent once' });
+      expect(await stored(id)).toBeUndefined();
+    },
+  );
+
+  it('when the request has two Content-Type headers, then it answers 400 and stores nothing', async () => {
+    const id = freshId();
+    const request = rawRequest(
+      { headers: [AUTH, JSON_TYPE, ['Content-Type', 'text/plain'], ['Connection', 'close']] },
+      JSON.stringify({ id, name: 'twice' }),
+    );
+    const answers = await exchange(request);
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [400, { error: 400, message: 'the Content-Type header must be sent once' }],
+    ]);
+    expect(await stored(id)).toBeUndefined();
+  });
+});
+
+describe('the answers Node used to make itself (item 8)', () => {
+  it('when an HTTP/1.1 request has no Host, then it answers 400 with the Error body', async () => {
+    const answers = await exchange('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [400, { error: 400, message: 'the Host header is required' }],
+    ]);
+    expect(answers[0]?.head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8/i);
+  });
+
+  it("when an HTTP/1.0 request has no Host, then it is served (Host is HTTP/1.1's rule)", async () => {
+    const answers = await exchange('GET /healthz HTTP/1.0\r\n\r\n');
+    expect(answers.map((answer) => answer.status)).toEqual([200]);
+  });
+
+  it('when a request expects something other than 100-continue, then it answers 417 with the Error body', async () => {
+    const answers = await exchange(
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
+    );
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [417, { error: 417, message: 'the only expectation supported is "Expect: 100-continue"' }],
+    ]);
+  });
+
+  it('when a POST expects something other than 100-continue, then it answers 417 before reading the body, and stores nothing', async () => {
+    const id = freshId();
+    const answers = await exchange(
+      createRequest(id, [
+        ['Expect', 'teapot'],
+        ['Connection', 'close'],
+      ]),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([417]);
+    expect(await stored(id)).toBeUndefined();
+  });
+
+  it('when CONNECT is asked, then it answers 400 with the Error body and closes', async () => {
+    const answers = await exchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([[400, errorBody(400)]]);
+  });
+
+  it('after each of them, the server still creates plants', async () => {
+    const id = freshId();
+    const answers = await exchange(createRequest(id, [['Connection', 'close']]));
+    expect(answers.map((answer) => answer.status)).toEqual([200]);
+  });
+});
+
+describe('a client that stops reading its answer (item 10)', () => {
+  // One answer fits in the kernel's loopback buffers (several MB): Node then counts it sent, and
+  // the keep-alive timeout ends the connection. Twenty pipelined do not fit: the rest waits in the
+  // server's memory for a reader that never comes.
+  const COPIES = 20;
+
+  it('when a client pipelines requests for the 1.7 MB Swagger UI bundle and never reads, then it is cut off after SEND_TIMEOUT_MS', async () => {
+    const socket = connect(server.port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.pause();
+    socket.write(rawRequest({ method: 'GET', path: '/docs/assets/swagger-ui-bundle.js' }).repeat(COPIES));
+    const cutOff = () =>
+      server.logs.lines().some((line) => line.msg === 'answer not read in time: connection cut off');
+    const deadline = Date.now() + BOUND_MS;
+    while (!cutOff() && Date.now() < deadline) await sleep(50);
+    expect(cutOff()).toBe(true);
+    // What the client can still read ends before the twenty answers: the connection was closed under it.
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    const ended = new Promise((resolve) => socket.once('close', resolve));
+    socket.resume();
+    await ended;
+    const received = Buffer.concat(chunks);
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(received.toString('latin1'))?.[1]);
+    expect(length).toBeGreaterThan(1_000_000);
+    expect(received.length).toBeLessThan(COPIES * length);
+  });
+});
+
+describe('a request cut off by REQUEST_TIMEOUT_MS (item 11)', () => {
+  it('when the body stops coming, then the client gets 408 and the log line says 408', async () => {
+    const head = rawRequest({
+      headers: [AUTH, JSON_TYPE, ['Content-Length', '100'], ['X-Request-Id', 'cut-off-body']],
+    });
+    const answers = await exchange(`${head}{"id":`);
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [408, { error: 408, message: 'request timeout' }],
+    ]);
+    const lines = server.logs.requests().filter((logged) => logged.requestId === 'cut-off-body');
+    expect(lines).toEqual([expect.objectContaining({ method: 'POST', path: '/plants', status: 408 })]);
+  });
+});
