@@ -5,15 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-
-interface VitestJsonReport {
-  numPassedTests: number;
-  numFailedTests: number;
-  numPendingTests: number;
-  numTodoTests: number;
-  numFailedTestSuites: number;
-  success: boolean;
-}
+import { summarizeReport } from '../packages/test-support/src/test-reports.ts';
 
 const root = join(import.meta.dirname, '..');
 const packagesWithTests = ['packages', 'apps'].flatMap((group) =>
@@ -46,23 +38,18 @@ for (const dir of packagesWithTests) {
     if (!process.argv.slice(2).some((arg) => arg.startsWith('--filter'))) failed += 1;
     continue;
   }
-  const report = JSON.parse(readFileSync(reportPath, 'utf8')) as VitestJsonReport;
-  passed += report.numPassedTests;
-  failed += report.numFailedTests;
-  skipped += report.numPendingTests + report.numTodoTests;
-  const line = `${dir}: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${report.numPendingTests + report.numTodoTests} skipped`;
-  console.log(line);
-  if (!report.success && report.numFailedTests === 0) {
-    problems.push(`${dir}: ${report.numFailedTestSuites} test file(s) failed to run`);
-    failed += Math.max(1, report.numFailedTestSuites);
-  }
+  const summary = summarizeReport(JSON.parse(readFileSync(reportPath, 'utf8')), dir, join(root, dir));
+  passed += summary.passed;
+  failed += summary.failed;
+  skipped += summary.skipped;
+  for (const line of summary.lines) console.log(line);
 }
 const filtered = process.argv.slice(2).some((arg) => arg.startsWith('--filter'));
 if (!filtered) for (const problem of problems) console.log(problem);
 const ok = turbo.status === 0 && failed === 0 && (filtered || problems.length === 0);
 if (turbo.status !== 0 && failed === 0) failed = 1; // turbo failed outside any test: count it.
 console.log(
-  `${skipped} skipped${skipped > 0 ? ' (not counted as passed: see the lines above for why)' : ''}`,
+  `${skipped} skipped${skipped > 0 ? ' (not counted as passed: each is named above, and its "DID NOT RUN" block in the output says why)' : ''}`,
 );
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);

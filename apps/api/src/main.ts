@@ -2,7 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { stdoutDestination } from './log-destination.ts';
 import { startServer } from './server.ts';
+
+// How long the last log lines may take to leave before the process exits anyway.
+const FINAL_FLUSH_MS = 1_000;
+
+// The banner and start errors go to stderr; a broken stderr must not turn into a crash.
+process.stderr.on('error', () => {});
 
 function loadConfigOrExit(): Config {
   try {
@@ -28,6 +35,10 @@ function printGeneratedToken(token: string, url: string): void {
       '',
       `   ${token}`,
       '',
+      ' To keep a token across restarts, set it yourself, for example:',
+      '',
+      `   API_TOKENS=${token} pnpm start`,
+      '',
       ' Try it:',
       '',
       `   ${curl}`,
@@ -39,18 +50,47 @@ function printGeneratedToken(token: string, url: string): void {
 }
 
 const loaded = loadConfigOrExit();
-const logger = pino({ level: loaded.logLevel });
-process.on('unhandledRejection', (reason) => {
-  logger.fatal({ err: reason }, 'unhandled promise rejection');
-  process.exit(1);
-});
+const logDestination = stdoutDestination();
+const logger = pino({ level: loaded.logLevel }, logDestination);
+
+/** Exits once the log lines written so far have left, or FINAL_FLUSH_MS later: never waits for a reader. */
+function exitAfterLogs(code: number): void {
+  void logDestination.flush(FINAL_FLUSH_MS).then(() => process.exit(code));
+}
+
+// A fault nothing caught: the process is in an unknown state, so it says so and ends (non-zero).
+let failing = false;
+function fatal(err: unknown, message: string): void {
+  if (failing) return;
+  failing = true;
+  logger.fatal({ err }, message);
+  exitAfterLogs(1);
+}
+process.on('uncaughtException', (error) => fatal(error, 'uncaught exception'));
+process.on('unhandledRejection', (reason) => fatal(reason, 'unhandled promise rejection'));
+
+/** The reason a start failed, in one line, when it is a known one. */
+function startFailure(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${loaded.host}:${loaded.port}`;
+  if (code === 'EADDRINUSE') return `${where} is in use by another process: set PORT to a free port`;
+  if (code === 'EACCES') return `not allowed to listen on ${where}: set PORT to 1024 or above`;
+  if (code === 'EADDRNOTAVAIL') return `${loaded.host} is not an address of this machine: check HOST`;
+  return undefined;
+}
 
 const generatedToken = loaded.generateToken ? randomBytes(32).toString('base64url') : undefined;
 const config: Config = generatedToken === undefined ? loaded : { ...loaded, tokens: [generatedToken] };
 
-const server = await startServer(config).catch((error: unknown) => {
-  logger.fatal({ err: error }, 'could not start');
-  process.exit(1);
+const server = await startServer(config, { logDestination }).catch((error: unknown) => {
+  const reason = startFailure(error);
+  if (reason === undefined) logger.fatal({ err: error }, 'could not start');
+  else {
+    logger.fatal({ code: (error as NodeJS.ErrnoException).code, port: loaded.port }, 'could not start');
+    process.stderr.write(`plant-store cannot start: ${reason}\n`);
+  }
+  exitAfterLogs(1);
+  return new Promise<never>(() => {});
 });
 if (generatedToken !== undefined) printGeneratedToken(generatedToken, server.url);
 
@@ -63,10 +103,10 @@ function onSignal(signal: NodeJS.Signals): void {
   stopping = true;
   logger.info({ signal }, 'signal received');
   server.stop().then(
-    () => process.exit(0),
+    () => exitAfterLogs(0),
     (error: unknown) => {
       logger.error({ err: error }, 'stopping failed');
-      process.exit(1);
+      exitAfterLogs(1);
     },
   );
 }

@@ -1,5 +1,6 @@
+import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
+import { killLeftoverRuns, listeningUrl, runMain, waitForOutput } from './support/run-main.ts';
 
 afterEach(killLeftoverRuns);
 
@@ -30,10 +31,13 @@ describe('the entry point, node src/main.ts', () => {
   it('when started without a token outside production, then it prints one generated token with a curl line, only on stderr', async () => {
     const run = runMain({ DATABASE_URL: 'memory:', PORT: '0' });
     const url = await listeningUrl(run);
-    const token = /Authorization: Bearer ([A-Za-z0-9_-]{43})'/.exec(run.stderr())?.[1];
+    // The banner is written after the 'listening' line, to another pipe: it may arrive later.
+    const banner = await waitForOutput(run, 'stderr', (text) => text.trimEnd().endsWith('-'.repeat(72)));
+    const token = /Authorization: Bearer ([A-Za-z0-9_-]{43})'/.exec(banner)?.[1];
     expect(token).toBeDefined();
     expect(run.stderr()).toContain(`curl -X POST ${url}/plants -H 'Authorization: Bearer ${token}'`);
     expect(run.stderr()).toContain(`-d '{"id":1,"name":"Monstera","tag":"aroid"}'`);
+    expect(run.stderr()).toContain(`API_TOKENS=${token} pnpm start`);
     expect(run.stdout()).not.toContain(token);
 
     expect((await create(url, token ?? '')).status).toBe(200);
@@ -48,5 +52,21 @@ describe('the entry point, node src/main.ts', () => {
     expect(run.stderr()).toContain('PORT must be a whole number from 0 to 65535, not "eighty"');
     expect(run.stderr()).toContain('refusing to start without API_TOKENS or API_TOKENS_FILE');
     expect(run.stdout()).toBe('');
+  });
+
+  it('when the port is in use, then it says so in one line naming PORT, and exits 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const run = runMain({ API_TOKENS: 'dev-token-123', DATABASE_URL: 'memory:', PORT: String(port) });
+      expect(await run.exited).toBe(1);
+      expect(run.stderr()).toBe(
+        `plant-store cannot start: 127.0.0.1:${port} is in use by another process: set PORT to a free port\n`,
+      );
+      expect(run.stdout()).not.toContain('    at ');
+    } finally {
+      taken.close();
+    }
   });
 });

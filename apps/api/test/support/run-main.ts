@@ -38,6 +38,23 @@ export function runMain(env: NodeJS.ProcessEnv): Run {
   return run;
 }
 
+/**
+ * Resolves once the run has written text that `written` accepts on `stream`. stdout and stderr are
+ * two pipes: that one has arrived says nothing about the other, so each is waited for on its own.
+ */
+export async function waitForOutput(
+  run: Run,
+  stream: 'stdout' | 'stderr',
+  written: (text: string) => boolean,
+): Promise<string> {
+  for (;;) {
+    const text = run[stream]();
+    if (written(text)) return text;
+    if (run.child.exitCode !== null) throw new Error(`main exited before writing it: ${run.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The URL from the 'listening' log line, once it is written. */
 export async function listeningUrl(run: Run): Promise<string> {
   for (;;) {

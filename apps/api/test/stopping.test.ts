@@ -1,0 +1,170 @@
+// Stopping never hangs, whatever state stdout is in (DESIGN.md, "Hostile clients"; issue 9, item 12):
+// the service as a child process, its stdout a pipe whose reader is gone, a closed descriptor, or a
+// pipe nobody reads; then SIGTERM or SIGINT. And a fault nothing caught ends the process, non-zero.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@plant-store/test-support';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { reportDrill } from './support/drill-report.ts';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const FAULT_TRIGGER = fileURLToPath(new URL('./support/fault-trigger.mjs', import.meta.url));
+const TOKEN = 'stopping-token-123';
+const SHUTDOWN_TIMEOUT_MS = 2_000;
+// A hang is what is tested: the bound only has to tell "ended" from "never ends" on a busy machine.
+const ENDED_BOUND_MS = 30_000;
+
+type Stdout = 'broken' | 'closed' | 'stalled';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+const figures: Record<string, number> = {};
+afterAll(() =>
+  reportDrill('stopping', { shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, msFromSignalToExit: figures }),
+);
+
+function start(stdout: Stdout, port: number, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const node = [process.execPath, '--conditions=@plant-store/source', '--import', FAULT_TRIGGER, MAIN];
+  const environment = {
+    PATH: process.env.PATH,
+    API_TOKENS: TOKEN,
+    DATABASE_URL: 'memory:',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    ...env,
+  };
+  // A closed descriptor 1: the shell closes it, then becomes node.
+  const child =
+    stdout === 'closed'
+      ? spawn('/bin/sh', ['-c', 'exec "$@" >&-', 'sh', ...node], {
+          env: environment,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
+      : spawn(node[0] as string, node.slice(1), { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  if (stdout === 'broken') child.stdout?.destroy();
+  // 'stalled': the pipe is never read, so it fills up (64 KiB on Linux) and stays full.
+  if (stdout === 'stalled') child.stdout?.pause();
+  child.stderr?.resume();
+  return child;
+}
+
+async function healthy(port: number): Promise<void> {
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Requests enough for their log lines to fill a pipe nobody reads many times over. */
+async function logALot(port: number): Promise<void> {
+  for (let batch = 0; batch < 20; batch += 1) {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        fetch(`http://127.0.0.1:${port}/plants`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${TOKEN}`,
+            'Content-Type': 'application/json',
+            'X-Request-Id': 'x'.repeat(128),
+          },
+          body: JSON.stringify({ id: batch * 50 + index, name: 'logged' }),
+        }).then((response) => response.status),
+      ),
+    );
+  }
+}
+
+function ended(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+}
+
+async function endsWithin(
+  child: ChildProcess,
+  boundMs: number,
+): Promise<{ code: number | null; ms: number } | 'still running'> {
+  const startedAt = performance.now();
+  const outcome = await Promise.race([
+    ended(child),
+    new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), boundMs).unref()),
+  ]);
+  if (outcome === 'still running') return outcome;
+  return { code: outcome.code, ms: Math.round(performance.now() - startedAt) };
+}
+
+describe('stopping, whatever state stdout is in', () => {
+  const cases = (['broken', 'closed', 'stalled'] as const).flatMap((stdout) =>
+    (['SIGTERM', 'SIGINT'] as const).map((signal) => [stdout, signal] as const),
+  );
+
+  it.each(cases)(
+    'when stdout is %s and %s comes after a thousand logged requests, then the process ends with 0',
+    async (stdout, signal) => {
+      const port = await freePort();
+      const child = start(stdout, port);
+      await healthy(port);
+      await logALot(port);
+      child.kill(signal);
+      const outcome = await endsWithin(child, ENDED_BOUND_MS);
+      expect(outcome).toEqual({ code: 0, ms: expect.any(Number) });
+      if (outcome !== 'still running') figures[`${stdout} ${signal}`] = outcome.ms;
+    },
+    90_000,
+  );
+});
+
+describe('a fault nothing caught', () => {
+  it.each(['exception', 'rejection'])(
+    'when an uncaught %s happens, then it is logged as fatal and the process exits 1',
+    async (fault) => {
+      const port = await freePort();
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@plant-store/source', '--import', FAULT_TRIGGER, MAIN],
+        {
+          env: {
+            PATH: process.env.PATH,
+            API_TOKENS: TOKEN,
+            DATABASE_URL: 'memory:',
+            PORT: String(port),
+            PLANT_STORE_TEST_FAULT: fault,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      children.push(child);
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+      });
+      child.stderr?.resume();
+      await healthy(port);
+      child.kill('SIGUSR2');
+      const outcome = await endsWithin(child, ENDED_BOUND_MS);
+      expect(outcome).toEqual({ code: 1, ms: expect.any(Number) });
+      const fatal = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } })
+        .find((line) => line.level === 60);
+      expect(fatal).toMatchObject({
+        msg: fault === 'exception' ? 'uncaught exception' : 'unhandled promise rejection',
+        err: { message: fault === 'exception' ? 'a throw nobody caught' : 'a promise nobody awaited' },
+      });
+    },
+    60_000,
+  );
+});
