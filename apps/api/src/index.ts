@@ -1,6 +1,6 @@
 export { type AppDeps, createApp } from './app.ts';
 export { type Config, ConfigError, type DatabaseConfig, loadConfig } from './config.ts';
-export type { ErrorBody } from './http/error-responses.ts';
+export type { ErrorBody } from './http/middleware/error-responses.ts';
 export {
   buildOpenApiDocument,
   type OpenApiDocument,

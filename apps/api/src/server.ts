@@ -4,11 +4,11 @@ import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
+import { reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
-import { answerClientError, writeRawAnswer } from './http/client-error.ts';
-import { inConnectionTurns } from './http/connection-turns.ts';
-import { withSendDeadline } from './http/send-deadline.ts';
-import { reloadingTokenSet } from './http/token-set.ts';
+import { answerClientError, writeRawAnswer } from './http/connection/client-error.ts';
+import { withSendDeadline } from './http/connection/send-deadline.ts';
+import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { openStorage } from './storage.ts';
 
@@ -75,7 +75,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       headersTimeout: config.headersTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
       connectionsCheckingInterval: checkingIntervalOf(config),
-      // The app answers a missing Host itself, with the JSON Error body (http/request-head.ts).
+      // The app answers a missing Host itself, with the JSON Error body (http/middleware/request-head.ts).
       requireHostHeader: false,
     },
     handle,

@@ -4,7 +4,7 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../scripts/openapi-file.ts';
-import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/docs-routes.ts';
+import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/routes/docs.ts';
 import { buildOpenApiDocument, stringifyExactJson } from '../src/openapi/openapi-document.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { checkedCount, responseViolations } from './support/openapi-validator.ts';

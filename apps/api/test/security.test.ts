@@ -6,8 +6,8 @@ import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain'
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedTokenSet, matchesAnyDigest } from '../src/auth/token-set.ts';
 import { loadConfig } from '../src/config.ts';
-import { fixedTokenSet, matchesAnyDigest } from '../src/http/token-set.ts';
 import { startServer } from '../src/server.ts';
 import { nodeRequest, rawExchange } from './support/raw-http.ts';
 import { OTHER_TOKEN, startTestServer, type TestServer, TOKEN } from './support/test-server.ts';

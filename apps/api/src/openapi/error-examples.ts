@@ -1,7 +1,7 @@
 // Answers the service really sends, shown in the published document as the examples of each error
 // response, word for word: test/openapi-examples.test.ts provokes every one and compares. A new way to
 // fail gets its example here and its provocation there.
-import type { ErrorBody } from '../http/error-responses.ts';
+import type { ErrorBody } from '../http/middleware/error-responses.ts';
 
 /** An OpenAPI Example object whose value is an Error body. */
 export interface ErrorExample {

@@ -1,7 +1,7 @@
 import { NewPlantObjectSchema, type Plant, PlantIdSchema, PlantIdTextSchema } from '@plant-store/domain';
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
-import type { ErrorBody } from '../http/error-responses.ts';
+import type { ErrorBody } from '../http/middleware/error-responses.ts';
 
 // The NewPlant published is the domain's object schema: JSON Schema's `type: object` already says
 // what NewPlantSchema's guard against arrays adds to it.

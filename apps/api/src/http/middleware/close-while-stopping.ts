@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
+import type { AppState } from '../app-state.ts';
 
 /**
  * While the server stops, every answer carries `Connection: close`, so that keep-alive clients

@@ -1,8 +1,11 @@
 import { InvalidPlantError, parseNewPlant } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fractionSourceArbitrary, int64SourceArbitrary } from '../../test/support/json-number-arbitraries.ts';
-import { parseJsonShallow } from './json-shallow.ts';
+import {
+  fractionSourceArbitrary,
+  int64SourceArbitrary,
+} from '../../../test/support/json-number-arbitraries.ts';
+import { parseJsonShallow } from './shallow.ts';
 
 const MEMBERS: ReadonlySet<string> = new Set(['id', 'name', 'tag']);
 const read = (text: string) => parseJsonShallow(text, MEMBERS);

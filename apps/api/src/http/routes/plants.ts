@@ -1,6 +1,6 @@
 import { createPlant, NewPlantSchema, type PlantRepository } from '@plant-store/domain';
 import type { Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
+import type { AppState } from '../app-state.ts';
 
 /**
  * The members of a NewPlant the domain reads, taken from its schema. The body reader builds these

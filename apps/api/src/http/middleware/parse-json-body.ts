@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
-import { whileReadingBody } from './connection-turns.ts';
-import { HttpError } from './http-error.ts';
-import { isUtf8JsonMediaType } from './json-media-type.ts';
-import { parseJsonShallow } from './json-shallow.ts';
-import { isRepeated } from './repeated-header.ts';
+import type { AppState } from '../app-state.ts';
+import { whileReadingBody } from '../connection/turns.ts';
+import { HttpError } from '../http-error.ts';
+import { isUtf8JsonMediaType } from '../json/media-type.ts';
+import { parseJsonShallow } from '../json/shallow.ts';
+import { isRepeated } from '../repeated-header.ts';
 import { EXPECT_CONTINUE } from './request-head.ts';
 
 // The rest of a refused body is not read: closing the connection is cheaper than draining it.
@@ -103,7 +103,7 @@ function parseJson(text: string, members: ReadonlySet<string>): unknown {
 /**
  * Puts the request's JSON body in ctx.state.body, checking in DESIGN.md's order: media type (one
  * Content-Type, else 400; JSON, unencoded, else 415), size (413), then UTF-8 and JSON (400). Of a top-level object only `members` are built, the
- * rest checked and ignored; integers are exact bigints (see json-shallow.ts).
+ * rest checked and ignored; integers are exact bigints (see ../json/shallow.ts).
  */
 export function parseJsonBody(limit: number, members: ReadonlySet<string>): Middleware<AppState> {
   return async (ctx, next) => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { callInWorker } from '../../test/support/run-in-worker.ts';
-import { jsonNumberValue, readJsonNumber } from './json-exact.ts';
+import { callInWorker } from '../../../test/support/run-in-worker.ts';
+import { jsonNumberValue, readJsonNumber } from './exact.ts';
 
-const MODULE = new URL('./json-exact.ts', import.meta.url);
+const MODULE = new URL('./exact.ts', import.meta.url);
 
 describe('readJsonNumber', () => {
   it.each([

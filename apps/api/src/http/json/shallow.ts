@@ -4,7 +4,7 @@
 // checks the whole text in one pass, without recursion, and builds only the few values its caller
 // reads. Plain functions over (text, index), and one loop that reads each character of arrays and
 // objects once: a second read showed in the cost of bodies of brackets (pnpm bench --only hostile).
-import { jsonNumberValue } from './json-exact.ts';
+import { jsonNumberValue } from './exact.ts';
 
 const TAB = 0x09;
 const LINE_FEED = 0x0a;
@@ -51,7 +51,7 @@ const SHORT_RUN = 16;
 /**
  * The code unit at `index`, or -1 past the end. Reading past the end through charCodeAt (NaN)
  * takes V8 off its fast path for that call site for good: any client could slow every later read.
- * Kept in this module (json-exact.ts has its own) so that V8 inlines it into the loops.
+ * Kept in this module (exact.ts has its own) so that V8 inlines it into the loops.
  */
 function codeAt(text: string, index: number): number {
   return index < text.length ? text.charCodeAt(index) : -1;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { callInWorker } from '../../test/support/run-in-worker.ts';
-import { isUtf8JsonMediaType } from './json-media-type.ts';
+import { callInWorker } from '../../../test/support/run-in-worker.ts';
+import { isUtf8JsonMediaType } from './media-type.ts';
 
-const MODULE = new URL('./json-media-type.ts', import.meta.url);
+const MODULE = new URL('./media-type.ts', import.meta.url);
 
 describe('isUtf8JsonMediaType', () => {
   it.each([

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
-import { buildOpenApiDocument, stringifyExactJson } from '../openapi/openapi-document.ts';
-import type { AppState } from './app-state.ts';
+import { buildOpenApiDocument, stringifyExactJson } from '../../openapi/openapi-document.ts';
+import type { AppState } from '../app-state.ts';
 
 // Swagger UI comes from the package's own node_modules: the page makes no request to another origin.
 const SWAGGER_UI_DIR = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));

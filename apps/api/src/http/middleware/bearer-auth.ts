@@ -1,8 +1,8 @@
 import type { Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
-import { HttpError } from './http-error.ts';
-import { isRepeated } from './repeated-header.ts';
-import { fixedTokenSet, type TokenSet } from './token-set.ts';
+import { fixedTokenSet, type TokenSet } from '../../auth/token-set.ts';
+import type { AppState } from '../app-state.ts';
+import { HttpError } from '../http-error.ts';
+import { isRepeated } from '../repeated-header.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 

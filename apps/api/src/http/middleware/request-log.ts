@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AppState } from './app-state.ts';
+import type { AppState } from '../app-state.ts';
 
 // An incoming id is trusted only when it cannot forge log structure or flood the line.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { InvalidPlantError, PlantConflictError, StorageUnavailableError } from '@plant-store/domain';
 import type { Context, Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
-import { HttpError } from './http-error.ts';
+import type { AppState } from '../app-state.ts';
+import { HttpError } from '../http-error.ts';
 
 /** The one body of every failure: `{"error": <HTTP status>, "message": "..."}`. */
 export interface ErrorBody {

@@ -1,8 +1,8 @@
 import type { PlantStorage } from '@plant-store/domain';
 import { StorageUnavailableError } from '@plant-store/domain';
 import type { Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
-import { HttpError } from './http-error.ts';
+import type { AppState } from '../app-state.ts';
+import { HttpError } from '../http-error.ts';
 
 /** GET /healthz: the process answers. Says nothing about storage, so a database outage never restarts it. */
 export function healthHandler(): Middleware<AppState> {

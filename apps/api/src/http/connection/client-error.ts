@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { type Refusal, refuseAfterTurns } from './connection-turns.ts';
+import { type Refusal, refuseAfterTurns } from './turns.ts';
 
 function statusFor(code: string | undefined): number {
   if (code === 'HPE_HEADER_OVERFLOW') return 431;
@@ -35,7 +35,7 @@ export function writeRawAnswer(socket: Duplex, refusal: Refusal, headers: Record
  * The server's 'clientError' listener: bytes Node's parser refused (a malformed request line,
  * headers or chunk, headers too large, a request too slow) never reach Koa, so their JSON Error
  * answer is written here, and the connection closed, as its framing can no longer be trusted.
- * The requests the client sent before those bytes are answered first (connection-turns.ts).
+ * The requests the client sent before those bytes are answered first (turns.ts).
  */
 export function answerClientError(logger: Logger): (error: NodeJS.ErrnoException, socket: Duplex) => void {
   return (error, socket) => {

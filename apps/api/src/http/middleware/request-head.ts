@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { AppState } from './app-state.ts';
-import { HttpError } from './http-error.ts';
+import type { AppState } from '../app-state.ts';
+import { HttpError } from '../http-error.ts';
 
 // Node's own test (lib/_http_server.js) of the one expectation HTTP/1.1 defines.
 export const EXPECT_CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
