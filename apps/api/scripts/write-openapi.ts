@@ -1,6 +1,7 @@
 // `pnpm --filter @plant-store/api openapi:write`: writes apps/api/openapi.json from the document builder.
 import { writeFileSync } from 'node:fs';
-import { OPENAPI_FILE, openApiFileText } from './openapi-file.ts';
+import { openApiDocumentText } from '../src/openapi/openapi-document.ts';
+import { OPENAPI_FILE } from './openapi-file.ts';
 
-writeFileSync(OPENAPI_FILE, openApiFileText());
+writeFileSync(OPENAPI_FILE, openApiDocumentText());
 console.log(`wrote ${OPENAPI_FILE}`);

@@ -336,3 +336,11 @@ export function stringifyExactJson(value: unknown, space?: number): string {
     space,
   );
 }
+
+/**
+ * The bytes GET /openapi.json serves, and apps/api/openapi.json holds: pretty-printed, keys in the
+ * builder's order (the same at every build), the int64 bounds as exact JSON integers.
+ */
+export function openApiDocumentText(): string {
+  return stringifyExactJson(buildOpenApiDocument(), 2);
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
-import { buildOpenApiDocument, stringifyExactJson } from '../../openapi/openapi-document.ts';
+import { openApiDocumentText } from '../../openapi/openapi-document.ts';
 import type { AppState } from '../app-state.ts';
 
 // Swagger UI comes from the package's own node_modules: the page makes no request to another origin.
@@ -46,7 +46,7 @@ function cachedFile(path: string): Buffer {
 
 /** GET /openapi.json: the document, built once, its int64 bounds written as exact JSON integers. */
 export function openApiDocumentHandler(): Middleware<AppState> {
-  const text = stringifyExactJson(buildOpenApiDocument(), 2);
+  const text = openApiDocumentText();
   return (ctx) => {
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = text;
