@@ -8,14 +8,15 @@ import { join } from 'node:path';
 import { summarizeReport } from '../packages/test-support/src/test-reports.ts';
 
 const root = join(import.meta.dirname, '..');
-const packagesWithTests = ['packages', 'apps'].flatMap((group) =>
-  readdirSync(join(root, group))
-    .map((name) => join(group, name))
-    .filter((dir) => {
-      const manifest = join(root, dir, 'package.json');
-      return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).scripts?.test;
-    }),
-);
+// The workspace's packages (pnpm-workspace.yaml): those under packages/ and apps/, and bench/.
+const workspacePackages = [
+  ...['packages', 'apps'].flatMap((group) => readdirSync(join(root, group)).map((name) => join(group, name))),
+  'bench',
+];
+const packagesWithTests = workspacePackages.filter((dir) => {
+  const manifest = join(root, dir, 'package.json');
+  return existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).scripts?.test;
+});
 
 // A report left from an earlier run must not be counted; turbo restores it when it replays a cached run.
 for (const dir of packagesWithTests) rmSync(join(root, dir, 'reports'), { recursive: true, force: true });
