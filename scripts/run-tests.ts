@@ -35,7 +35,11 @@ for (const dir of packagesWithTests) {
   const reportPath = join(root, dir, 'reports', 'vitest.json');
   if (!existsSync(reportPath)) {
     // Filtered out by the caller (`pnpm test --filter ...`), or crashed before reporting.
-    problems.push(`${dir}: no test report, so its tests did not run`);
+    problems.push(
+      `${dir}: no reports/vitest.json, so its tests count as not run (one failure): either its run ` +
+        'crashed before reporting (see its output above), or its vitest.config.ts does not come from ' +
+        "vitest.shared.ts's workspaceTestConfig(), which writes that report",
+    );
     if (!process.argv.slice(2).some((arg) => arg.startsWith('--filter'))) failed += 1;
     continue;
   }

@@ -1,16 +1,9 @@
-import { defaultServerConditions } from 'vite';
-import { defineConfig } from 'vitest/config';
+import { workspaceTestConfig } from '../../vitest.shared.ts';
 
-export default defineConfig({
-  // The workspace's packages are run from their TypeScript sources (see their exports).
-  ssr: { resolve: { conditions: ['@plant-store/source', ...defaultServerConditions] } },
+export default workspaceTestConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Every answer the tests receive is checked against the published OpenAPI document.
     setupFiles: ['test/support/validate-responses.setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    reporters: ['default', 'json'],
-    outputFile: { json: 'reports/vitest.json' },
   },
 });

@@ -1,8 +1,3 @@
-import { defineConfig } from 'vitest/config';
+import { workspaceTestConfig } from '../../vitest.shared.ts';
 
-export default defineConfig({
-  test: {
-    reporters: ['default', 'json'],
-    outputFile: { json: 'reports/vitest.json' },
-  },
-});
+export default workspaceTestConfig();

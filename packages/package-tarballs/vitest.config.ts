@@ -1,11 +1,6 @@
-import { defineConfig } from 'vitest/config';
+import { workspaceTestConfig } from '../../vitest.shared.ts';
 
-export default defineConfig({
-  test: {
-    // Packing, installing from npm's cache and type-checking take a while; a cold cache longer.
-    testTimeout: 60_000,
-    hookTimeout: 300_000,
-    reporters: ['default', 'json'],
-    outputFile: { json: 'reports/vitest.json' },
-  },
+export default workspaceTestConfig({
+  // Packing, installing from npm's cache and type-checking take a while; a cold cache longer.
+  test: { testTimeout: 60_000, hookTimeout: 300_000 },
 });
