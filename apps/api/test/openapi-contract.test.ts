@@ -7,7 +7,8 @@ import { INT64_MAX, INT64_MIN, parseNewPlant } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { buildOpenApiDocument, stringifyExactJson } from '../src/openapi/openapi-document.ts';
+import { parseJsonWithBigInts, stringifyExactJson } from '../src/http/json/exact-json.ts';
+import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import { componentSchemaValidator } from './support/component-schemas.ts';
 import { arbitraryOf, asParsedJson } from './support/json-schema-arbitrary.ts';
 
@@ -17,13 +18,7 @@ type JsonObject = Record<string, any>;
 const CONTRACT_PATH = join(import.meta.dirname, '../../../contract/plant-store.openapi.yaml');
 const contract = parseYaml(readFileSync(CONTRACT_PATH, 'utf8'), { intAsBigInt: true }) as JsonObject;
 // The published document with its int64 bounds exact, as bigints.
-const published = JSON.parse(
-  stringifyExactJson(buildOpenApiDocument()),
-  (_key, value, context?: { source?: string }) =>
-    typeof value === 'number' && context?.source !== undefined && /^-?\d+$/.test(context.source)
-      ? BigInt(context.source)
-      : value,
-) as JsonObject;
+const published = parseJsonWithBigInts(stringifyExactJson(buildOpenApiDocument())) as JsonObject;
 // What the validator reads: JSON.parse's doubles, as any JSON Schema tool would.
 const contractValidator = componentSchemaValidator(
   asParsedJson(contract) as JsonObject,

@@ -4,8 +4,9 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../scripts/openapi-file.ts';
+import { parseJsonWithBigInts, stringifyExactJson } from '../src/http/json/exact-json.ts';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/routes/docs.ts';
-import { buildOpenApiDocument, stringifyExactJson } from '../src/openapi/openapi-document.ts';
+import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { checkedCount, responseViolations } from './support/openapi-validator.ts';
 import { startTestServer, type TestServer } from './support/test-server.ts';
@@ -13,14 +14,7 @@ import { startTestServer, type TestServer } from './support/test-server.ts';
 // biome-ignore lint/suspicious/noExplicitAny: JSON documents, read by path in the assertions.
 type JsonObject = Record<string, any>;
 
-/** JSON.parse in which every integer is an exact bigint (the reviver sees each number's source text). */
-function parseWithBigInts(text: string): JsonObject {
-  return JSON.parse(text, (_key, value, context?: { source?: string }) =>
-    typeof value === 'number' && context?.source !== undefined && /^-?\d+$/.test(context.source)
-      ? BigInt(context.source)
-      : value,
-  );
-}
+const parseWithBigInts = (text: string) => parseJsonWithBigInts(text) as JsonObject;
 
 let server: TestServer;
 let served: string;

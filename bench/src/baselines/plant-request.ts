@@ -62,6 +62,8 @@ export function readBody(req: IncomingMessage, limit = BODY_LIMIT): Promise<Buff
 }
 
 // Integers rebuilt from their source text (Node 24's reviver context), so ids above 2^53 stay exact.
+// Its own copy, not the service's codec: a baseline is what a plain node:http server would do, and
+// imports nothing of the service it is measured against.
 function reviveExact(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (typeof value !== 'number' || context?.source === undefined) return value;
   return /^-?[0-9]+$/.test(context.source) ? BigInt(context.source) : value;

@@ -1,3 +1,4 @@
+import { stringifyExactJson } from '../http/json/exact-json.ts';
 import {
   BAD_REQUEST_EXAMPLES,
   CONFLICT_EXAMPLES,
@@ -322,19 +323,6 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
     },
   };
-}
-
-// JSON.rawJSON (Node 21+) puts text into JSON.stringify's output as it is: the only way to write an
-// integer beyond 2^53 exactly. Not yet in TypeScript's lib.
-const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
-
-/** JSON text of a value in which bigints are written as exact JSON integers. */
-export function stringifyExactJson(value: unknown, space?: number): string {
-  return JSON.stringify(
-    value,
-    (_key, item) => (typeof item === 'bigint' ? rawJSON(item.toString()) : item),
-    space,
-  );
 }
 
 /**

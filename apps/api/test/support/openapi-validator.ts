@@ -1,4 +1,5 @@
-import { buildOpenApiDocument, stringifyExactJson } from '../../src/openapi/openapi-document.ts';
+import { stringifyExactJson } from '../../src/http/json/exact-json.ts';
+import { buildOpenApiDocument } from '../../src/openapi/openapi-document.ts';
 import { componentSchemaValidator } from './component-schemas.ts';
 
 /** One HTTP answer as a test received it, and the request it answered (when it could be read). */
