@@ -13,7 +13,13 @@ import { checkRequestHead } from './http/middleware/request-head.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { docsAssetHandler, docsPageHandler, openApiDocumentHandler } from './http/routes/docs.ts';
 import { healthHandler, readinessHandler } from './http/routes/health.ts';
-import { createPlantHandler, NEW_PLANT_MEMBERS } from './http/routes/plants.ts';
+import {
+  createPlantHandler,
+  deletePlantHandler,
+  getPlantHandler,
+  listPlantsHandler,
+  NEW_PLANT_MEMBERS,
+} from './http/routes/plants.ts';
 import { countCreatedPlants } from './metrics/counted-plants.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { metricsHandler } from './metrics/metrics-route.ts';
@@ -39,6 +45,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
   const tokens = deps.tokenSet ?? deps.tokens;
   const metrics = deps.metrics ?? createMetrics();
+  const plants = countCreatedPlants(deps.storage.plants, metrics);
   const app = new Koa<AppState>({ proxy: false });
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;
@@ -46,12 +53,17 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Every method is one the router knows, so a wrong one on a known path is 405 (with Allow), not 501.
   // Paths match exactly as the contract spells them: /Plants and /plants/ are not /plants.
   const router = new Router<AppState>({ methods: [...METHODS], strict: true, sensitive: true });
+  // Reading and deleting (DESIGN.md): credential, then parameters, then storage. HEAD answers wherever
+  // GET does (the router routes it to the GET handler; Koa sends no body).
+  router.get('/plants', bearerAuth(tokens), listPlantsHandler(plants));
+  router.get('/plants/:id', bearerAuth(tokens), getPlantHandler(plants));
+  router.delete('/plants/:id', bearerAuth(tokens), deletePlantHandler(plants));
   router.post(
     '/plants',
     // DESIGN.md's order: credential (401), media type (415), size (413), JSON and fields (400), duplicate (409).
     bearerAuth(tokens),
     parseJsonBody(deps.bodyLimit, NEW_PLANT_MEMBERS),
-    createPlantHandler(countCreatedPlants(deps.storage.plants, metrics)),
+    createPlantHandler(plants),
   );
   router.get('/healthz', healthHandler());
   router.get('/readyz', readinessHandler(deps.storage, isShuttingDown));

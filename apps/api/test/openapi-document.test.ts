@@ -115,7 +115,10 @@ describe('GET /openapi.json', () => {
       ),
     );
     expect(tagsByOperation).toEqual({
+      listPlants: ['plants'],
       createPlant: ['plants'],
+      getPlant: ['plants'],
+      deletePlant: ['plants'],
       health: ['monitoring'],
       readiness: ['monitoring'],
       metrics: ['monitoring'],
@@ -238,9 +241,9 @@ describe('the response validation the HTTP tests run', () => {
     expect(
       responseViolations({
         ...plantsAnswer,
-        method: 'GET',
+        method: 'PUT',
         status: 405,
-        headers: { ...plantsAnswer.headers, allow: 'POST' },
+        headers: { ...plantsAnswer.headers, allow: 'HEAD, GET, POST' },
         body: '{"error":405,"message":"x"}',
       }),
     ).toEqual([]);

@@ -107,7 +107,12 @@ const {
   REQUEST_TIMEOUT_EXAMPLES: timeout,
   HEADERS_TOO_LARGE_EXAMPLES: headersTooLarge,
   EXPECTATION_FAILED_EXAMPLES: expectationFailed,
+  BAD_PARAMETER_EXAMPLES: badParameter,
+  PLANT_NOT_FOUND_EXAMPLES: plantNotFound,
 } = errorExamples;
+
+const read = (path: string) =>
+  fetch(`${servers.plain.url}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then(answerOf);
 
 /** For each example, a request that gets exactly that answer. */
 const rawPost = (headers: string, body = '{"id":7,"name":"Monstera"}') =>
@@ -118,6 +123,12 @@ const JSON_TYPE = 'Content-Type: application/json\r\n';
 const AUTH = `Authorization: Bearer ${TOKEN}\r\n`;
 
 const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
+  [badParameter.idNotDecimal, () => read('/plants/abc')],
+  [badParameter.idBeyondInt64, () => read('/plants/9223372036854775808')],
+  [badParameter.limitOutOfRange, () => read('/plants?limit=0')],
+  [badParameter.limitTwice, () => read('/plants?limit=1&limit=2')],
+  [badParameter.afterNotDecimal, () => read('/plants?after=x')],
+  [plantNotFound.noPlant, () => read('/plants/8')],
   [badRequest.authorizationTwice, () => rawPost(`${AUTH}Authorization: Bearer other\r\n${JSON_TYPE}`)],
   [badRequest.contentTypeTwice, () => rawPost(`${AUTH}${JSON_TYPE}Content-Type: text/plain\r\n`)],
   [badRequest.emptyBody, () => post('')],
@@ -150,7 +161,10 @@ const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
   [notReady.notReady, () => fetch(`${servers.crashing.url}/readyz`).then(answerOf)],
   [notReady.stopping, () => fetch(`${stopping.url}/readyz`).then(answerOf)],
   [notFound.unknownPath, () => fetch(`${servers.plain.url}/plant`).then(answerOf)],
-  [methodNotAllowed.otherMethod, () => fetch(`${servers.plain.url}/plants`).then(answerOf)],
+  [
+    methodNotAllowed.otherMethod,
+    () => fetch(`${servers.plain.url}/plants`, { method: 'PUT' }).then(answerOf),
+  ],
   [malformed.malformed, () => raw('GET /plants HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n')],
   [malformed.noHost, () => raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')],
   [malformed.connect, () => raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')],
@@ -207,13 +221,16 @@ describe('the examples of the error responses', () => {
     type Response = { content?: Record<string, { examples?: Record<string, ErrorExample> }> };
     const responses: [string, string, Response][] = [
       ...Object.entries(document.paths).flatMap(([path, operations]) =>
-        Object.entries(operations).flatMap(([method, operation]) =>
-          Object.entries(operation.responses).map(([status, response]): [string, string, Response] => [
-            `${method.toUpperCase()} ${path} ${status}`,
-            status,
-            response,
-          ]),
-        ),
+        // A path's `parameters` are shared by its operations, not one of them.
+        Object.entries(operations)
+          .filter(([key]) => key !== 'parameters')
+          .flatMap(([method, operation]) =>
+            Object.entries(operation.responses).map(([status, response]): [string, string, Response] => [
+              `${method.toUpperCase()} ${path} ${status}`,
+              status,
+              response,
+            ]),
+          ),
       ),
       ...Object.entries(document.components.responses).map(([name, response]): [string, string, Response] => [
         name,

@@ -1,10 +1,10 @@
 import type { PlantStorage } from '@plant-store/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorResponse } from './support/expect-error.ts';
-import { startTestServer, type TestServer } from './support/test-server.ts';
+import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
 /**
- * The HTTP behaviour of POST /plants, /healthz and /readyz that must hold whatever the storage:
+ * The HTTP behaviour of the plants API, /healthz and /readyz that must hold whatever the storage:
  * each adapter's test file calls this once with a way to open a fresh, empty storage.
  */
 export function describePlantsApi(adapter: string, openStorage: () => Promise<PlantStorage>): void {
@@ -230,6 +230,99 @@ export function describePlantsApi(adapter: string, openStorage: () => Promise<Pl
           'Bearer realm="plant-store", error="invalid_token"',
         );
         expect(await stored(id)).toBeUndefined();
+      });
+    });
+
+    describe('reading, listing and deleting plants', () => {
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+      const get = (path: string, init: RequestInit = {}) =>
+        fetch(`${server.url}${path}`, { ...init, headers: { ...auth, ...init.headers } });
+      // A band of ids of these tests' own, from just above 2^62, ids a double cannot hold; the other
+      // tests' ids are small, so a list that starts at the band's start sees only the band.
+      const BAND = 2n ** 62n;
+      const create = async (id: bigint, name: string, tag?: string) => {
+        const body = `{"id":${id},"name":${JSON.stringify(name)}${tag === undefined ? '' : `,"tag":${JSON.stringify(tag)}`}}`;
+        expect((await server.createPlant(body)).status).toBe(200);
+      };
+
+      it('when a stored plant is read by its id, then it answers 200 with the plant without its id; HEAD gives the headers only', async () => {
+        await create(BAND + 1n, 'Monstera', 'aroid');
+        const response = await get(`/plants/${BAND + 1n}`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await response.json()).toEqual({ name: 'Monstera', tag: 'aroid' });
+        const head = await get(`/plants/${BAND + 1n}`, { method: 'HEAD' });
+        expect(head.status).toBe(200);
+        expect(head.headers.get('content-length')).toBe(response.headers.get('content-length'));
+        expect(await head.text()).toBe('');
+      });
+
+      it('when nothing is stored under the id, then it answers 404; when the id is not plain decimal int64, 400 naming it', async () => {
+        await expectErrorResponse(await get(`/plants/${BAND + 999n}`), 404);
+        for (const id of ['abc', '007', '+7', '7.0', '1e3', '9223372036854775808', '-9223372036854775809']) {
+          const response = await get(`/plants/${encodeURIComponent(id)}`);
+          expect(await expectErrorResponse(response, 400)).toMatch(/^invalid parameter: id /);
+        }
+      });
+
+      it('when a list is walked by its Link headers, then every plant of the band comes once, ascending, with exact ids', async () => {
+        const ids = Array.from({ length: 7 }, (_, index) => BAND + 100n + BigInt(index) * 3n);
+        for (const id of [...ids].reverse()) await create(id, `plant ${id}`);
+        const seen: string[] = [];
+        let next: string | undefined = `/plants?limit=3&after=${BAND + 99n}`;
+        let pages = 0;
+        while (next !== undefined && pages < 10) {
+          const response = await get(next);
+          expect(response.status).toBe(200);
+          const text = await response.text();
+          // The ids are read from the text: a double would round them.
+          seen.push(...[...text.matchAll(/"id":(-?\d+)/g)].map((match) => match[1] as string));
+          const link = response.headers.get('link');
+          next = link === null ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
+          pages += 1;
+          if (seen.length >= ids.length) break;
+        }
+        expect(seen.slice(0, ids.length)).toEqual(ids.map(String));
+      });
+
+      it('when the limit or after is bad, then it answers 400 naming it; unknown parameters are ignored', async () => {
+        expect(await expectErrorResponse(await get('/plants?limit=0'), 400)).toMatch(/limit/);
+        expect(await expectErrorResponse(await get('/plants?limit=1001'), 400)).toMatch(/limit/);
+        expect(await expectErrorResponse(await get('/plants?after=1.5'), 400)).toMatch(/after/);
+        expect(await expectErrorResponse(await get('/plants?limit=1&limit=2'), 400)).toMatch(
+          /limit must be given once/,
+        );
+        const response = await get(`/plants?limit=1&after=${BAND}&colour=green`);
+        expect(response.status).toBe(200);
+      });
+
+      it('when a plant is deleted, then 204, it is gone, a second delete is 404, and the id takes any content again', async () => {
+        const id = BAND + 500n;
+        await create(id, 'Old', 'first');
+        const deleted = await get(`/plants/${id}`, { method: 'DELETE' });
+        expect(deleted.status).toBe(204);
+        expect(await deleted.text()).toBe('');
+        expect(await stored(id)).toBeUndefined();
+        await expectErrorResponse(await get(`/plants/${id}`, { method: 'DELETE' }), 404);
+        await create(id, 'New');
+        expect(await (await get(`/plants/${id}`)).json()).toEqual({ name: 'New' });
+      });
+
+      it('when there is no or a wrong token, then reading, listing and deleting answer 401 and change nothing', async () => {
+        const id = BAND + 600n;
+        await create(id, 'Kept');
+        for (const [method, path] of [
+          ['GET', `/plants/${id}`],
+          ['GET', '/plants'],
+          ['DELETE', `/plants/${id}`],
+        ] as const) {
+          await expectErrorResponse(await fetch(`${server.url}${path}`, { method }), 401);
+          await expectErrorResponse(
+            await fetch(`${server.url}${path}`, { method, headers: { Authorization: 'Bearer wrong-token' } }),
+            401,
+          );
+        }
+        expect(await stored(id)).toEqual({ id, name: 'Kept' });
       });
     });
 

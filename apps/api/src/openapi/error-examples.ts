@@ -57,6 +57,36 @@ export const BAD_REQUEST_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
+/** 400 of the operations that read or delete plants: their parameters, each named. */
+export const BAD_PARAMETER_EXAMPLES = {
+  idNotDecimal: example(
+    'An id that is not plain decimal (GET /plants/abc, /plants/007, /plants/+7)',
+    400,
+    'invalid parameter: id must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)',
+  ),
+  idBeyondInt64: example(
+    'An id beyond int64',
+    400,
+    'invalid parameter: id must be an integer between -9223372036854775808 and 9223372036854775807',
+  ),
+  limitOutOfRange: example(
+    'limit=0 or limit=1001',
+    400,
+    'invalid parameter: limit must be an integer from 1 to 1000',
+  ),
+  limitTwice: example('limit=1&limit=2', 400, 'invalid parameter: limit must be given once'),
+  afterNotDecimal: example(
+    'after=x',
+    400,
+    'invalid parameter: after must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)',
+  ),
+} satisfies ErrorExamples;
+
+/** 404 of GET and DELETE /plants/{id}. */
+export const PLANT_NOT_FOUND_EXAMPLES = {
+  noPlant: example('Nothing is stored under the id', 404, 'there is no plant with id 8'),
+} satisfies ErrorExamples;
+
 /** 401, wherever a token is needed. */
 export const UNAUTHORIZED_EXAMPLES = {
   noToken: example('No Authorization header', 401, 'a bearer token is required'),
@@ -115,7 +145,7 @@ export const NOT_FOUND_EXAMPLES = {
 } satisfies ErrorExamples;
 
 export const METHOD_NOT_ALLOWED_EXAMPLES = {
-  otherMethod: example('GET on POST /plants', 405, 'GET is not allowed here; allowed: POST'),
+  otherMethod: example('PUT on /plants', 405, 'PUT is not allowed here; allowed: HEAD, GET, POST'),
 } satisfies ErrorExamples;
 
 export const MALFORMED_REQUEST_EXAMPLES = {

@@ -1,5 +1,6 @@
 import { stringifyExactJson } from '../http/json/exact-json.ts';
 import {
+  BAD_PARAMETER_EXAMPLES,
   BAD_REQUEST_EXAMPLES,
   CONFLICT_EXAMPLES,
   type ErrorExamples,
@@ -11,6 +12,7 @@ import {
   NOT_FOUND_EXAMPLES,
   NOT_READY_EXAMPLES,
   PAYLOAD_TOO_LARGE_EXAMPLES,
+  PLANT_NOT_FOUND_EXAMPLES,
   REQUEST_TIMEOUT_EXAMPLES,
   STORAGE_UNAVAILABLE_EXAMPLES,
   UNAUTHORIZED_EXAMPLES,
@@ -20,6 +22,7 @@ import {
   ErrorBodySchema,
   HealthBodySchema,
   NewPlantObjectSchema,
+  PlantIdTextSchema,
   PlantResponseSchema,
   ReadinessBodySchema,
   toComponentSchema,
@@ -42,9 +45,31 @@ const errorResponse = (description: string, examples: ErrorExamples, headers?: R
 });
 const NO_TOKEN = [] as const;
 
+const UNAUTHORIZED = () =>
+  errorResponse('No credential, or not a valid one.', UNAUTHORIZED_EXAMPLES, {
+    'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
+  });
+const BAD_PARAMETER = () =>
+  errorResponse(
+    'A parameter is not what the operation takes; the message names it. Nothing was read or changed.',
+    BAD_PARAMETER_EXAMPLES,
+  );
+const PLANT_NOT_FOUND = () => errorResponse('No plant is stored under this id.', PLANT_NOT_FOUND_EXAMPLES);
+const STORAGE_UNAVAILABLE = () =>
+  errorResponse(
+    'Storage is unavailable; nothing was read or changed. Retry later.',
+    STORAGE_UNAVAILABLE_EXAMPLES,
+    {
+      'Retry-After': ref('headers', 'Retry-After'),
+    },
+  );
+
 /** The groups the operations are listed under, in this order. */
 const TAGS = [
-  { name: 'plants', description: 'The store itself: creating plants. Needs a bearer token.' },
+  {
+    name: 'plants',
+    description: 'The store itself: creating, reading, listing and deleting plants. Needs a bearer token.',
+  },
   {
     name: 'monitoring',
     description: 'For operators and load balancers: liveness, readiness, metrics.',
@@ -146,6 +171,52 @@ export function buildOpenApiDocument(): OpenApiDocument {
     tags: TAGS,
     paths: {
       '/plants': {
+        get: {
+          tags: ['plants'],
+          operationId: 'listPlants',
+          summary: 'Lists plants with their ids, ascending by id, a page at a time (HEAD: headers only).',
+          description:
+            'While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. ' +
+            'Following it from the first page sees every plant stored for the whole walk exactly once, whatever ' +
+            'is created or deleted meanwhile. Unknown parameters are ignored.',
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              description: 'How many plants at most, 1 to 1000.',
+              schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+            },
+            {
+              name: 'after',
+              in: 'query',
+              required: false,
+              description:
+                'Only plants with a greater id: the last id of the page before (plain decimal int64).',
+              schema: toComponentSchema(PlantIdTextSchema),
+            },
+          ],
+          responses: {
+            '200': {
+              description: 'A page of plants; each `id` an exact JSON integer.',
+              headers: {
+                Link: {
+                  description:
+                    'The next page, present while more plants remain: `</plants?limit=N&after=LAST>; rel="next"`.',
+                  required: false,
+                  schema: {
+                    type: 'string',
+                    pattern: '^</plants\\?limit=[0-9]+&after=-?[0-9]+>; rel="next"$',
+                  },
+                },
+              },
+              content: json({ type: 'array', items: ref('schemas', 'NewPlant') }),
+            },
+            '400': BAD_PARAMETER(),
+            '401': UNAUTHORIZED(),
+            '503': STORAGE_UNAVAILABLE(),
+          },
+        },
         post: {
           tags: ['plants'],
           operationId: 'createPlant',
@@ -188,6 +259,45 @@ export function buildOpenApiDocument(): OpenApiDocument {
               STORAGE_UNAVAILABLE_EXAMPLES,
               { 'Retry-After': ref('headers', 'Retry-After') },
             ),
+          },
+        },
+      },
+      '/plants/{id}': {
+        parameters: [
+          {
+            name: 'id',
+            in: 'path',
+            required: true,
+            description:
+              "The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent.",
+            schema: toComponentSchema(PlantIdTextSchema),
+          },
+        ],
+        get: {
+          tags: ['plants'],
+          operationId: 'getPlant',
+          summary: 'Reads a plant by its id (HEAD: the same headers, no body).',
+          responses: {
+            '200': {
+              description: 'The plant, without its id (as POST answers it).',
+              content: json(ref('schemas', 'Plant')),
+            },
+            '400': BAD_PARAMETER(),
+            '401': UNAUTHORIZED(),
+            '404': PLANT_NOT_FOUND(),
+            '503': STORAGE_UNAVAILABLE(),
+          },
+        },
+        delete: {
+          tags: ['plants'],
+          operationId: 'deletePlant',
+          summary: 'Deletes a plant; its id is then free for a plant with any content.',
+          responses: {
+            '204': { description: 'The plant was deleted.' },
+            '400': BAD_PARAMETER(),
+            '401': UNAUTHORIZED(),
+            '404': PLANT_NOT_FOUND(),
+            '503': STORAGE_UNAVAILABLE(),
           },
         },
       },
@@ -286,9 +396,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
       headers: {
         'WWW-Authenticate': {
           description:
-            'The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid.',
+            'The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (`invalid_request` for two Authorization headers).',
           required: true,
-          schema: { type: 'string', pattern: '^Bearer realm="plant-store"(, error="invalid_token")?$' },
+          schema: {
+            type: 'string',
+            pattern: '^Bearer realm="plant-store"(, error="(invalid_token|invalid_request)")?$',
+          },
         },
         'Retry-After': {
           description: 'Seconds to wait before trying again.',

@@ -5,7 +5,7 @@ import type { ErrorBody } from '../http/middleware/error-responses.ts';
 
 // The NewPlant published is the domain's object schema: JSON Schema's `type: object` already says
 // what NewPlantSchema's guard against arrays adds to it.
-export { NewPlantObjectSchema };
+export { NewPlantObjectSchema, PlantIdTextSchema };
 
 /** The service's answer to a created plant: the NewPlant's fields but the id, from the same schema. */
 export const PlantResponseSchema = v.omit(NewPlantObjectSchema, ['id']);

@@ -79,7 +79,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Lists plants with their ids, ascending by id, a page at a time (HEAD: headers only).
+         * @description While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. Following it from the first page sees every plant stored for the whole walk exactly once, whatever is created or deleted meanwhile. Unknown parameters are ignored.
+         */
+        get: operations["listPlants"];
         put?: never;
         /**
          * Creates a new plant in the store.
@@ -87,6 +91,27 @@ export interface paths {
          */
         post: operations["createPlant"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/plants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        /** Reads a plant by its id (HEAD: the same headers, no body). */
+        get: operations["getPlant"];
+        put?: never;
+        post?: never;
+        /** Deletes a plant; its id is then free for a plant with any content. */
+        delete: operations["deletePlant"];
         options?: never;
         head?: never;
         patch?: never;
@@ -233,7 +258,7 @@ export interface components {
     headers: {
         /** @description Seconds to wait before trying again. */
         "Retry-After": string;
-        /** @description The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid. */
+        /** @description The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (`invalid_request` for two Authorization headers). */
         "WWW-Authenticate": string;
     };
     pathItems: never;
@@ -326,6 +351,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    listPlants: {
+        parameters: {
+            query?: {
+                /** @description Only plants with a greater id: the last id of the page before (plain decimal int64). */
+                after?: bigint;
+                /** @description How many plants at most, 1 to 1000. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of plants; each `id` an exact JSON integer. */
+            200: {
+                headers: {
+                    /** @description The next page, present while more plants remain: `</plants?limit=N&after=LAST>; rel="next"`. */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewPlant"][];
+                };
+            };
+            /** @description A parameter is not what the operation takes; the message names it. Nothing was read or changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or not a valid one. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is unavailable; nothing was read or changed. Retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -426,6 +507,126 @@ export interface operations {
                 };
             };
             /** @description Storage is unavailable; nothing was stored. Retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant, without its id (as POST answers it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description A parameter is not what the operation takes; the message names it. Nothing was read or changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or not a valid one. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant is stored under this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is unavailable; nothing was read or changed. Retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant was deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter is not what the operation takes; the message names it. Nothing was read or changed. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or not a valid one. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant is stored under this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is unavailable; nothing was read or changed. Retry later. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

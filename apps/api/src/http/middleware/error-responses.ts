@@ -1,5 +1,11 @@
 import { STATUS_CODES } from 'node:http';
-import { InvalidPlantError, PlantConflictError, StorageUnavailableError } from '@plant-store/domain';
+import {
+  InvalidParameterError,
+  InvalidPlantError,
+  PlantConflictError,
+  PlantNotFoundError,
+  StorageUnavailableError,
+} from '@plant-store/domain';
 import type { Context, Middleware } from 'koa';
 import type { AppState } from '../app-state.ts';
 import { HttpError } from '../http-error.ts';
@@ -23,6 +29,8 @@ function toFailure(error: unknown): Failure {
   if (error instanceof HttpError)
     return { status: error.status, message: error.message, headers: error.headers };
   if (error instanceof InvalidPlantError) return { status: 400, message: error.message };
+  if (error instanceof InvalidParameterError) return { status: 400, message: error.message };
+  if (error instanceof PlantNotFoundError) return { status: 404, message: error.message };
   if (error instanceof PlantConflictError) return { status: 409, message: error.message };
   if (error instanceof StorageUnavailableError) {
     return {

@@ -1,6 +1,17 @@
-import { createPlant, NewPlantSchema, type PlantRepository } from '@plant-store/domain';
+import {
+  createPlant,
+  deletePlant,
+  getPlant,
+  listPlants,
+  NewPlantSchema,
+  type PlantPage,
+  type PlantRepository,
+  parseListPlantsParameters,
+  parsePlantIdParameter,
+} from '@plant-store/domain';
 import type { Middleware } from 'koa';
 import type { AppState } from '../app-state.ts';
+import { stringifyExactJson } from '../json/exact-json.ts';
 
 /**
  * The members of a NewPlant the domain reads, taken from its schema. The body reader builds these
@@ -16,5 +27,42 @@ export function createPlantHandler(plants: PlantRepository): Middleware<AppState
     const { plant } = await createPlant({ plants }, ctx.state.body);
     ctx.status = 200;
     ctx.body = plant;
+  };
+}
+
+/** GET (and HEAD) /plants/{id}: the plant stored under the id, without its id, or 404. */
+export function getPlantHandler(plants: PlantRepository): Middleware<AppState> {
+  return async (ctx) => {
+    const id = parsePlantIdParameter(ctx.params.id);
+    ctx.status = 200;
+    ctx.body = await getPlant({ plants }, id);
+  };
+}
+
+/** The link to the page after this one, as RFC 8288 writes it (DESIGN.md: `</plants?limit=N&after=LAST>; rel="next"`). */
+function nextPageLink(next: PlantPage['next']): string | undefined {
+  return next === undefined ? undefined : `</plants?limit=${next.limit}&after=${next.after}>; rel="next"`;
+}
+
+/**
+ * GET (and HEAD) /plants?limit=&after=: a page of plants with their ids, ascending; `Link: rel="next"`
+ * while more remain. Ids are written as exact JSON integers, whatever their size.
+ */
+export function listPlantsHandler(plants: PlantRepository): Middleware<AppState> {
+  return async (ctx) => {
+    const page = await listPlants({ plants }, parseListPlantsParameters(ctx.query));
+    const link = nextPageLink(page.next);
+    if (link !== undefined) ctx.set('Link', link);
+    ctx.status = 200;
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = stringifyExactJson(page.plants);
+  };
+}
+
+/** DELETE /plants/{id}: 204 when a plant was deleted (its id is free again), 404 when there was none. */
+export function deletePlantHandler(plants: PlantRepository): Middleware<AppState> {
+  return async (ctx) => {
+    await deletePlant({ plants }, parsePlantIdParameter(ctx.params.id));
+    ctx.status = 204;
   };
 }
