@@ -5,6 +5,7 @@ import {
   type CreatePlantErrorStatus,
   type CreatePlantResult,
   createPlantStoreClient,
+  ListPlantsError,
   type NewPlant,
   UnexpectedResponseError,
 } from '../src/index.ts';
@@ -96,5 +97,61 @@ describe('the openapi-fetch client over the whole document', () => {
     const { http } = client();
     expect((await http.GET('/healthz')).data).toEqual({ status: 'ok' });
     expect((await http.GET('/readyz')).data).toEqual({ status: 'ready' });
+  });
+});
+
+describe('getPlant, deletePlant and listPlants', () => {
+  // A band of ids of these tests' own, beyond 2^62: ids a double cannot hold.
+  const BAND = 2n ** 62n + 1_000_000n;
+
+  it('when a plant is read, then it answers the plant; when there is none, a typed 404', async () => {
+    await client().createPlant({ id: BAND, name: 'Calathea', tag: 'prayer' });
+    expect(await client().getPlant(BAND)).toEqual({
+      ok: true,
+      status: 200,
+      plant: { name: 'Calathea', tag: 'prayer' },
+    });
+    expect(await client().getPlant(BAND + 1n)).toEqual({
+      ok: false,
+      status: 404,
+      error: { error: 404, message: `there is no plant with id ${BAND + 1n}` },
+    });
+  });
+
+  it('when a plant is deleted, then 204, then a typed 404, and the id takes other content', async () => {
+    await client().createPlant({ id: BAND + 2n, name: 'Old' });
+    expect(await client().deletePlant(BAND + 2n)).toEqual({ ok: true, status: 204 });
+    expect((await client().deletePlant(BAND + 2n)).status).toBe(404);
+    expect((await client().createPlant({ id: BAND + 2n, name: 'New' })).ok).toBe(true);
+  });
+
+  it('when plants are listed page by page, then the iterator follows Link to the end, every id an exact bigint', async () => {
+    const ids = Array.from({ length: 5 }, (_, index) => BAND + 100n + BigInt(index));
+    for (const id of ids) await client().createPlant({ id, name: `p${id}` });
+    const listed: NewPlant[] = [];
+    for await (const plant of client().listPlants({ limit: 2, after: BAND + 99n })) {
+      listed.push(plant);
+      if (listed.length === ids.length) break;
+    }
+    expect(listed).toEqual(ids.map((id) => ({ id, name: `p${id}` })));
+  });
+
+  it('when small ids are listed, then they are bigints too, as NewPlant says', async () => {
+    await client().createPlant({ id: -5n, name: 'small' });
+    const [first] = await Array.fromAsync(client().listPlants({ limit: 1, after: -6n }));
+    expect(first).toEqual({ id: -5n, name: 'small' });
+  });
+
+  it('when a page fails with a documented status, then the iterator throws ListPlantsError with it', async () => {
+    const listing = Array.fromAsync(
+      createPlantStoreClient({ baseUrl: server.url, token: 'wrong' }).listPlants(),
+    );
+    await expect(listing).rejects.toBeInstanceOf(ListPlantsError);
+    await expect(listing).rejects.toMatchObject({
+      failure: { status: 401, challenge: expect.stringContaining('Bearer') },
+    });
+    await expect(Array.fromAsync(client().listPlants({ limit: 0 }))).rejects.toMatchObject({
+      failure: { status: 400, error: { message: expect.stringContaining('limit') } },
+    });
   });
 });
