@@ -275,7 +275,7 @@ describe('paths and methods', () => {
   it.each([
     ['GET', '/'],
     ['GET', '/plant'],
-    ['POST', '/plants/1'],
+    ['POST', '/plants/1/x'],
     ['POST', '/plants/'],
     ['POST', '/PLANTS'],
     ['GET', '/plants%'],
@@ -289,10 +289,11 @@ describe('paths and methods', () => {
   });
 
   it.each([
-    ['GET', '/plants', 'POST'],
-    ['DELETE', '/plants', 'POST'],
-    ['PUT', '/plants', 'POST'],
-    ['PURGE', '/plants', 'POST'],
+    ['DELETE', '/plants', 'HEAD, GET, POST'],
+    ['PUT', '/plants', 'HEAD, GET, POST'],
+    ['PURGE', '/plants', 'HEAD, GET, POST'],
+    ['POST', '/plants/1', 'HEAD, GET, DELETE'],
+    ['PATCH', '/plants/1', 'HEAD, GET, DELETE'],
     ['POST', '/healthz', 'HEAD, GET'],
     ['DELETE', '/readyz', 'HEAD, GET'],
   ])('when %s %s is asked, then it answers 405 as JSON with Allow: %s', async (method, path, allow) => {

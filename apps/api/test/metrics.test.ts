@@ -105,9 +105,11 @@ describe('GET /metrics', () => {
   });
 
   it('when unknown paths are asked, then they count as route="unmatched" and the raw path never becomes a label', async () => {
-    for (const path of ['/secret-path-a1', '/secret-path-b2', '/plants/123'])
+    for (const path of ['/secret-path-a1', '/secret-path-b2', '/secret-path-c3'])
       await fetch(`${server.url}${path}`);
-    const wrongMethod = await fetch(`${server.url}/plants`);
+    // A path with a parameter counts under its route, never under the raw path.
+    expect((await fetch(`${server.url}/plants/123`)).status).toBe(401);
+    const wrongMethod = await fetch(`${server.url}/plants`, { method: 'PUT' });
     expect(wrongMethod.status).toBe(405);
     const text = await scrape(server);
     expect(text).not.toContain('secret-path');
@@ -116,7 +118,10 @@ describe('GET /metrics', () => {
       sample(text, 'plant_store_http_requests_total{method="GET",route="unmatched",status="404"}'),
     ).toBeGreaterThanOrEqual(3);
     expect(
-      sample(text, 'plant_store_http_requests_total{method="GET",route="/plants",status="405"}'),
+      sample(text, 'plant_store_http_requests_total{method="PUT",route="/plants",status="405"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'plant_store_http_requests_total{method="GET",route="/plants/:id",status="401"}'),
     ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'plant_store_http_requests_in_flight')).toBe(1);
   });

@@ -69,7 +69,9 @@ describe('secrets in logs and answers', () => {
     await keep(
       await fetch(`${server.url}/nowhere?token=${TOKEN}`, { headers: { Authorization: `Bearer ${TOKEN}` } }),
     );
-    await keep(await fetch(`${server.url}/plants`, { headers: { Authorization: `Bearer ${TOKEN}` } }));
+    await keep(
+      await fetch(`${server.url}/plants`, { method: 'PUT', headers: { Authorization: `Bearer ${TOKEN}` } }),
+    );
     await keep(await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${wrong}` } }));
     switchable.setDown(true);
     await keep(await server.createPlant({ id: 7, name: 'down' }));
