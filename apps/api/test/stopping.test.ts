@@ -1,57 +1,40 @@
 // Stopping never hangs, whatever state stdout is in (DESIGN.md, "Hostile clients"; issue 9, item 12):
 // the service as a child process, its stdout a pipe whose reader is gone, a closed descriptor, or a
 // pipe nobody reads; then SIGTERM or SIGINT. And a fault nothing caught ends the process, non-zero.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@plant-store/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { reportDrill } from './support/drill-report.ts';
+import { killLeftoverRuns, runMain, type StdoutState } from './support/run-main.ts';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const FAULT_TRIGGER = fileURLToPath(new URL('./support/fault-trigger.mjs', import.meta.url));
 const TOKEN = 'stopping-token-123';
 const SHUTDOWN_TIMEOUT_MS = 2_000;
 // A hang is what is tested: the bound only has to tell "ended" from "never ends" on a busy machine.
 const ENDED_BOUND_MS = 30_000;
 
-type Stdout = 'broken' | 'closed' | 'stalled';
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+afterEach(killLeftoverRuns);
 
 const figures: Record<string, number> = {};
 afterAll(() =>
   reportDrill('stopping', { shutdownTimeoutMs: SHUTDOWN_TIMEOUT_MS, msFromSignalToExit: figures }),
 );
 
-function start(stdout: Stdout, port: number, env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const node = [process.execPath, '--conditions=@plant-store/source', '--import', FAULT_TRIGGER, MAIN];
-  const environment = {
-    PATH: process.env.PATH,
-    API_TOKENS: TOKEN,
-    DATABASE_URL: 'memory:',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-    ...env,
-  };
-  // A closed descriptor 1: the shell closes it, then becomes node.
-  const child =
-    stdout === 'closed'
-      ? spawn('/bin/sh', ['-c', 'exec "$@" >&-', 'sh', ...node], {
-          env: environment,
-          stdio: ['ignore', 'ignore', 'pipe'],
-        })
-      : spawn(node[0] as string, node.slice(1), { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  if (stdout === 'broken') child.stdout?.destroy();
-  // 'stalled': the pipe is never read, so it fills up (64 KiB on Linux) and stays full.
-  if (stdout === 'stalled') child.stdout?.pause();
-  child.stderr?.resume();
-  return child;
+/** The entry point with the fault trigger loaded, on a port chosen here (stdout may not be readable). */
+function start(stdout: StdoutState, port: number, env: NodeJS.ProcessEnv = {}) {
+  return runMain(
+    {
+      PATH: process.env.PATH,
+      API_TOKENS: TOKEN,
+      DATABASE_URL: 'memory:',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      ...env,
+    },
+    { stdout, nodeArgs: ['--import', FAULT_TRIGGER] },
+  );
 }
 
 async function healthy(port: number): Promise<void> {
@@ -114,7 +97,7 @@ describe('stopping, whatever state stdout is in', () => {
     'when stdout is %s and %s comes after a thousand logged requests, then the process ends with 0',
     async (stdout, signal) => {
       const port = await freePort();
-      const child = start(stdout, port);
+      const { child } = start(stdout, port);
       await healthy(port);
       await logALot(port);
       child.kill(signal);
@@ -131,31 +114,14 @@ describe('a fault nothing caught', () => {
     'when an uncaught %s happens, then it is logged as fatal and the process exits 1',
     async (fault) => {
       const port = await freePort();
-      const child = spawn(
-        process.execPath,
-        ['--conditions=@plant-store/source', '--import', FAULT_TRIGGER, MAIN],
-        {
-          env: {
-            PATH: process.env.PATH,
-            API_TOKENS: TOKEN,
-            DATABASE_URL: 'memory:',
-            PORT: String(port),
-            PLANT_STORE_TEST_FAULT: fault,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      children.push(child);
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString('utf8');
-      });
-      child.stderr?.resume();
+      const run = start('read', port, { PLANT_STORE_TEST_FAULT: fault });
+      const { child } = run;
       await healthy(port);
       child.kill('SIGUSR2');
       const outcome = await endsWithin(child, ENDED_BOUND_MS);
       expect(outcome).toEqual({ code: 1, ms: expect.any(Number) });
-      const fatal = stdout
+      const fatal = run
+        .stdout()
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } })

@@ -21,14 +21,36 @@ export function killLeftoverRuns(): void {
   for (const run of runs.splice(0)) if (run.child.exitCode === null) run.child.kill('SIGKILL');
 }
 
+/** What the run's standard output is: read by the test (the default), or a hostile state of it. */
+export type StdoutState = 'read' | 'broken' | 'closed' | 'stalled';
+
+export interface RunOptions {
+  /** More Node flags, before the entry point (e.g. `--import` a test hook). */
+  readonly nodeArgs?: readonly string[];
+  /**
+   * `broken`: a pipe whose reader is gone; `closed`: descriptor 1 closed (a shell closes it, then becomes
+   * node); `stalled`: a pipe nobody reads, which fills up and stays full. Not `read`: stdout() is empty.
+   */
+  readonly stdout?: StdoutState;
+}
+
 /** Runs the service's entry point as `node <source condition> src/main.ts` with exactly this environment. */
-export function runMain(env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function runMain(env: NodeJS.ProcessEnv, options: RunOptions = {}): Run {
+  const node = [process.execPath, ...NODE_FLAGS, ...(options.nodeArgs ?? []), MAIN];
+  const state = options.stdout ?? 'read';
+  const child =
+    state === 'closed'
+      ? spawn('/bin/sh', ['-c', 'exec "$@" >&-', 'sh', ...node], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(node[0] as string, node.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
+  if (state === 'read') {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+  }
+  if (state === 'broken') child.stdout?.destroy();
+  if (state === 'stalled') child.stdout?.pause();
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
