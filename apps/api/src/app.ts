@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { PlantStorage } from '@plant-store/domain';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import type { TokenSet } from './auth/token-set.ts';
+import type { CredentialChecker } from './auth/credentials.ts';
 import type { AppState } from './http/app-state.ts';
 import { bearerAuth } from './http/middleware/bearer-auth.ts';
 import { closeConnectionsWhileStopping } from './http/middleware/close-while-stopping.ts';
@@ -27,15 +27,13 @@ import { requestMetrics } from './metrics/request-metrics.ts';
 
 export interface AppDeps {
   readonly storage: PlantStorage;
-  /** The bearer tokens that may create plants. None: every POST /plants answers 401. */
-  readonly tokens: readonly string[];
+  /** Who may do what: the static tokens and, when configured, JWT access tokens (see auth/credentials.ts). */
+  readonly credentials: CredentialChecker;
   /** The largest request body, in bytes. */
   readonly bodyLimit: number;
   readonly logger: Logger;
   /** True once the server has begun to stop: /readyz answers 503 and connections close. */
   readonly isShuttingDown?: () => boolean;
-  /** The accepted tokens when they may change while running (API_TOKENS_FILE); else `tokens` is used. */
-  readonly tokenSet?: TokenSet;
   /** Where request and plant metrics go, served at GET /metrics; absent: a registry of the app's own. */
   readonly metrics?: Metrics;
 }
@@ -43,7 +41,8 @@ export interface AppDeps {
 /** The Plant Store HTTP app. It does not listen: see startServer. */
 export function createApp(deps: AppDeps): Koa<AppState> {
   const isShuttingDown = deps.isShuttingDown ?? (() => false);
-  const tokens = deps.tokenSet ?? deps.tokens;
+  const { credentials } = deps;
+  const { read, write } = credentials.scopes;
   const metrics = deps.metrics ?? createMetrics();
   const plants = countCreatedPlants(deps.storage.plants, metrics);
   const app = new Koa<AppState>({ proxy: false });
@@ -55,25 +54,25 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const router = new Router<AppState>({ methods: [...METHODS], strict: true, sensitive: true });
   // Reading and deleting (DESIGN.md): credential, then parameters, then storage. HEAD answers wherever
   // GET does (the router routes it to the GET handler; Koa sends no body).
-  router.get('/plants', bearerAuth(tokens), listPlantsHandler(plants));
-  router.get('/plants/:id', bearerAuth(tokens), getPlantHandler(plants));
-  router.delete('/plants/:id', bearerAuth(tokens), deletePlantHandler(plants));
+  router.get('/plants', bearerAuth(credentials, read), listPlantsHandler(plants));
+  router.get('/plants/:id', bearerAuth(credentials, read), getPlantHandler(plants));
+  router.delete('/plants/:id', bearerAuth(credentials, write), deletePlantHandler(plants));
   router.post(
     '/plants',
-    // DESIGN.md's order: credential (401), media type (415), size (413), JSON and fields (400), duplicate (409).
-    bearerAuth(tokens),
+    // DESIGN.md's order: credential (401), scope (403), media type (415), size (413), JSON and fields (400), duplicate (409).
+    bearerAuth(credentials, write),
     parseJsonBody(deps.bodyLimit, NEW_PLANT_MEMBERS),
     createPlantHandler(plants),
   );
   router.get('/healthz', healthHandler());
-  router.get('/readyz', readinessHandler(deps.storage, isShuttingDown));
+  router.get('/readyz', readinessHandler(deps.storage, isShuttingDown, credentials));
   // The service describes itself: no token needed (see openapi/openapi-document.ts).
   router.get('/openapi.json', openApiDocumentHandler());
   router.get('/docs', docsPageHandler());
   router.get('/docs/assets/:file', docsAssetHandler());
 
   // Operators' metrics: same port, same bearer tokens as the API (see RELIABILITY.md for why).
-  router.get('/metrics', bearerAuth(tokens), metricsHandler(metrics));
+  router.get('/metrics', bearerAuth(credentials, read), metricsHandler(metrics));
 
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(metrics));

@@ -44,6 +44,14 @@ describe('loadConfig', () => {
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
       sendTimeoutMs: 60_000,
+      jwtIssuer: undefined,
+      jwtAudience: undefined,
+      jwtJwksUrl: undefined,
+      jwtAlgorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      jwtClockToleranceS: 30,
+      jwtScopeRead: 'plants:read',
+      jwtScopeWrite: 'plants:write',
+      jwtStrictProfile: false,
     });
   });
 
@@ -62,6 +70,14 @@ describe('loadConfig', () => {
       KEEP_ALIVE_TIMEOUT_MS: '1000',
       SEND_TIMEOUT_MS: '2000',
       GROUP_COMMIT: 'OFF',
+      JWT_ISSUER: 'https://id.example.com/realms/plants',
+      JWT_AUDIENCE: 'plant-store',
+      JWT_JWKS_URL: 'https://id.example.com/realms/plants/protocol/openid-connect/certs',
+      JWT_ALGORITHMS: 'ES256, RS256',
+      JWT_CLOCK_TOLERANCE_S: '5',
+      JWT_SCOPE_READ: 'api://plants/Plants.Read',
+      JWT_SCOPE_WRITE: 'api://plants/Plants.Write',
+      JWT_STRICT_PROFILE: 'on',
     });
     expect(config).toEqual({
       port: 8080,
@@ -79,6 +95,14 @@ describe('loadConfig', () => {
       requestTimeoutMs: 4000,
       keepAliveTimeoutMs: 1000,
       sendTimeoutMs: 2000,
+      jwtIssuer: 'https://id.example.com/realms/plants',
+      jwtAudience: 'plant-store',
+      jwtJwksUrl: 'https://id.example.com/realms/plants/protocol/openid-connect/certs',
+      jwtAlgorithms: ['ES256', 'RS256'],
+      jwtClockToleranceS: 5,
+      jwtScopeRead: 'api://plants/Plants.Read',
+      jwtScopeWrite: 'api://plants/Plants.Write',
+      jwtStrictProfile: true,
     });
   });
 
@@ -265,7 +289,7 @@ describe('loadConfig', () => {
 
     it('when NODE_ENV is production and no token is configured, then it refuses to start', () => {
       expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
-        'refusing to start without API_TOKENS or API_TOKENS_FILE when NODE_ENV is production',
+        'refusing to start without API_TOKENS, API_TOKENS_FILE or JWT_ISSUER when NODE_ENV is production',
       ]);
     });
 
@@ -299,5 +323,38 @@ describe('loadConfig', () => {
     expect(error.problems).toHaveLength(5);
     expect(error.message.split('\n')).toHaveLength(6);
     expect(error.message).toMatch(/^invalid configuration:\n {2}- /);
+  });
+
+  describe('JWT access tokens', () => {
+    it('when JWT_ISSUER is set without JWT_AUDIENCE, then it refuses to start, naming JWT_AUDIENCE', () => {
+      expect(() => loadConfig({ API_TOKENS: 'a', JWT_ISSUER: 'https://id.example.com' })).toThrow(
+        'JWT_AUDIENCE is required with JWT_ISSUER',
+      );
+    });
+
+    it('when JWT_ALGORITHMS names none, an HMAC or an unknown algorithm, then each is named and refused', () => {
+      expect(() => loadConfig({ JWT_ALGORITHMS: 'RS256,none,HS256' })).toThrow(
+        /JWT_ALGORITHMS names "none", which is not allowed[\s\S]*JWT_ALGORITHMS names "HS256"/,
+      );
+    });
+
+    it('when JWT_ISSUER is not an http(s) URL, then it is refused', () => {
+      expect(() => loadConfig({ JWT_ISSUER: 'id.example.com', JWT_AUDIENCE: 'a' })).toThrow(
+        'JWT_ISSUER must be an http or https URL, not "id.example.com"',
+      );
+    });
+
+    it('when NODE_ENV is production and JWT is on without static tokens, then it starts, and no token is generated', () => {
+      const config = loadConfig({
+        NODE_ENV: 'production',
+        JWT_ISSUER: 'https://id.example.com',
+        JWT_AUDIENCE: 'a',
+      });
+      expect(config.tokens).toEqual([]);
+      expect(config.generateToken).toBe(false);
+      expect(loadConfig({ JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'a' }).generateToken).toBe(
+        false,
+      );
+    });
   });
 });

@@ -3,7 +3,17 @@ import * as v from 'valibot';
 import { tokenList } from './config/bearer-tokens.ts';
 import { setting } from './config/setting.ts';
 import { tokensFile } from './config/tokens-file.ts';
-import { databaseUrl, oneOf, onOff, size, text, wholeNumber } from './config/values.ts';
+import {
+  databaseUrl,
+  httpUrl,
+  jwtAlgorithms,
+  oneOf,
+  onOff,
+  scopeName,
+  size,
+  text,
+  wholeNumber,
+} from './config/values.ts';
 import { DEFAULT_DATABASE_URL } from './storage.ts';
 
 export type { DatabaseConfig } from './storage.ts';
@@ -39,6 +49,17 @@ export const SETTINGS = {
   keepAliveTimeoutMs: setting('KEEP_ALIVE_TIMEOUT_MS', wholeNumber(100, 600_000), '5000'),
   /** How long a client may take to read an answer once it is written: a reader that stalls is cut off. */
   sendTimeoutMs: setting('SEND_TIMEOUT_MS', wholeNumber(100, 3_600_000), '60000'),
+  /** JWT access tokens (DESIGN.md): the issuer turns them on; the audience is required with it. */
+  jwtIssuer: setting('JWT_ISSUER', httpUrl),
+  jwtAudience: setting('JWT_AUDIENCE', text),
+  /** Default: the `jwks_uri` of the issuer's discovery document. */
+  jwtJwksUrl: setting('JWT_JWKS_URL', httpUrl),
+  jwtAlgorithms: setting('JWT_ALGORITHMS', jwtAlgorithms, 'RS256,PS256,ES256,EdDSA'),
+  jwtClockToleranceS: setting('JWT_CLOCK_TOLERANCE_S', wholeNumber(0, 600), '30'),
+  jwtScopeRead: setting('JWT_SCOPE_READ', scopeName, 'plants:read'),
+  jwtScopeWrite: setting('JWT_SCOPE_WRITE', scopeName, 'plants:write'),
+  /** RFC 9068's profile: `typ: at+jwt` and its claims (sub, client_id, iat, jti) required. */
+  jwtStrictProfile: setting('JWT_STRICT_PROFILE', onOff, 'off'),
 };
 
 type Declared = typeof SETTINGS;
@@ -84,7 +105,13 @@ function toConfig(variables: Variables): Config {
     Object.entries(SETTINGS).map(([field, { variable }]) => [field, variables[variable as keyof Variables]]),
   ) as Settings;
   const tokens = [...new Set([...(listedTokens ?? []), ...(settings.tokensFile?.tokens ?? [])])];
-  return { ...settings, tokens, generateToken: tokens.length === 0 && settings.nodeEnv !== 'production' };
+  return {
+    ...settings,
+    tokens,
+    // With JWT on, the provider issues the credentials: no token is made up.
+    generateToken:
+      tokens.length === 0 && settings.nodeEnv !== 'production' && settings.jwtIssuer === undefined,
+  };
 }
 
 // The rules across settings run when the settings they read are valid, and even when others are not,
@@ -95,11 +122,20 @@ const CONFIG = v.pipe(
   VARIABLES,
   // Tokens given but all invalid are named already: "without a token" would mislead.
   v.partialCheck(
-    [['NODE_ENV'], ['API_TOKENS'], ['API_TOKENS_FILE']],
+    [['NODE_ENV'], ['API_TOKENS'], ['API_TOKENS_FILE'], ['JWT_ISSUER']],
     (env) =>
       env.NODE_ENV !== 'production' ||
+      env.JWT_ISSUER !== undefined ||
       (env.API_TOKENS?.length ?? 0) + (env.API_TOKENS_FILE?.tokens.length ?? 0) > 0,
-    'refusing to start without API_TOKENS or API_TOKENS_FILE when NODE_ENV is production',
+    'refusing to start without API_TOKENS, API_TOKENS_FILE or JWT_ISSUER when NODE_ENV is production',
+  ),
+  v.forward(
+    v.partialCheck(
+      [['JWT_ISSUER'], ['JWT_AUDIENCE']],
+      (env) => env.JWT_ISSUER === undefined || env.JWT_AUDIENCE !== undefined,
+      'is required with JWT_ISSUER: the audience access tokens must be for',
+    ),
+    ['JWT_AUDIENCE'],
   ),
   // Node refuses a server whose headers may take longer than the whole request.
   v.forward(

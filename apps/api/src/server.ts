@@ -4,7 +4,10 @@ import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
-import { reloadingTokenSet } from './auth/token-set.ts';
+import { createCredentialChecker } from './auth/credentials.ts';
+import { createKeyStore } from './auth/jwks-keys.ts';
+import { createJwtVerifier } from './auth/jwt-verifier.ts';
+import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
 import { answerClientError, writeRawAnswer } from './http/connection/client-error.ts';
 import { withSendDeadline } from './http/connection/send-deadline.ts';
@@ -51,21 +54,46 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     options.storage === undefined
       ? await openStorage(config.database, { groupCommit: config.groupCommit })
       : { storage: options.storage, connectionPool: options.connectionPool };
-  if (config.tokens.length === 0) logger.warn('no API token is configured: every POST /plants answers 401');
+  const jwtKeys =
+    config.jwtIssuer === undefined
+      ? undefined
+      : createKeyStore({ issuer: config.jwtIssuer, jwksUrl: config.jwtJwksUrl, logger });
+  const credentials = createCredentialChecker({
+    staticTokens:
+      config.tokensFile === undefined
+        ? fixedTokenSet(config.tokens)
+        : reloadingTokenSet({ tokens: config.tokens, file: config.tokensFile, logger }),
+    hasStaticTokens: config.tokens.length > 0 || config.tokensFile !== undefined,
+    scopes: { read: config.jwtScopeRead, write: config.jwtScopeWrite },
+    ...(jwtKeys === undefined || config.jwtIssuer === undefined || config.jwtAudience === undefined
+      ? {}
+      : {
+          jwt: {
+            verifier: createJwtVerifier({
+              keys: jwtKeys,
+              issuer: config.jwtIssuer,
+              audience: config.jwtAudience,
+              algorithms: config.jwtAlgorithms,
+              clockToleranceSeconds: config.jwtClockToleranceS,
+              strictProfile: config.jwtStrictProfile,
+            }),
+            ready: () => jwtKeys.ready(),
+          },
+        }),
+  });
+  if (!credentials.configured)
+    logger.warn('no API token is configured: every request that needs one answers 401');
+  // Not awaited: the service starts while the provider is down, and /readyz says 503 until the keys come.
+  void jwtKeys?.start();
 
   let shuttingDown = false;
   const app = createApp({
     storage,
-    tokens: config.tokens,
-    ...(config.tokensFile === undefined
-      ? {}
-      : {
-          tokenSet: reloadingTokenSet({ tokens: config.tokens, file: config.tokensFile, logger }),
-        }),
+    credentials,
     bodyLimit: config.bodyLimit,
     logger,
     isShuttingDown: () => shuttingDown,
-    metrics: createMetrics({ connectionPool, processMetrics: true }),
+    metrics: createMetrics({ connectionPool, processMetrics: true, jwtKeys }),
   });
   const handle = inConnectionTurns(withSendDeadline(app.callback(), config.sendTimeoutMs, logger));
   const server = createServer(
@@ -122,6 +150,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }, config.shutdownTimeoutMs);
     await closed;
     clearTimeout(deadline);
+    jwtKeys?.stop();
     await storage.close();
     logger.info('stopped');
   };

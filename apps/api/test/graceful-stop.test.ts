@@ -5,6 +5,7 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
+import { staticCredentials } from '../src/auth/credentials.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { startTestServer } from './support/test-server.ts';
 
@@ -92,7 +93,7 @@ describe('stopping the server', () => {
   it('when the server is shutting down, then /readyz answers 503 and every answer closes its connection', async () => {
     const app = createApp({
       storage: openMemoryPlantStorage(),
-      tokens: ['t'],
+      credentials: staticCredentials(['t']),
       bodyLimit: 1024,
       logger: pino({ level: 'silent' }),
       isShuttingDown: () => true,

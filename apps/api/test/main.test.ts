@@ -50,7 +50,7 @@ describe('the entry point, node src/main.ts', () => {
     const run = runMain({ PORT: 'eighty', NODE_ENV: 'production', DATABASE_URL: 'memory:' });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toContain('PORT must be a whole number from 0 to 65535, not "eighty"');
-    expect(run.stderr()).toContain('refusing to start without API_TOKENS or API_TOKENS_FILE');
+    expect(run.stderr()).toContain('refusing to start without API_TOKENS, API_TOKENS_FILE or JWT_ISSUER');
     expect(run.stdout()).toBe('');
   });
 

@@ -77,7 +77,8 @@ describe('GET /openapi.json', () => {
 
   it('when POST /plants is read, then it lists every status the service answers, each failure with the Error schema', () => {
     const operation = document.paths['/plants'].post;
-    expect(operation.security).toBeUndefined(); // the document's bearerAuth applies
+    // The bearer token, with the scope a JWT access token needs to create.
+    expect(operation.security).toEqual([{ bearerAuth: ['plants:write'] }]);
     expect(operation.requestBody).toEqual({
       required: true,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },

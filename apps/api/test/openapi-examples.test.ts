@@ -1,5 +1,6 @@
 // The examples of the published document's error responses are real answers: each is provoked here from
 // the running service, and its body must be the example's value word for word.
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
@@ -7,9 +8,17 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
+import { staticCredentials } from '../src/auth/credentials.ts';
 import type { ErrorExample } from '../src/openapi/error-examples.ts';
 import * as errorExamples from '../src/openapi/error-examples.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
+import {
+  AUDIENCE,
+  type SigningKey,
+  signingKey,
+  startTestProvider,
+  type TestProvider,
+} from './support/jwks-server.ts';
 import { parseRawResponse, rawExchange } from './support/raw-http.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
@@ -37,8 +46,13 @@ function failingStorage(failure: () => Error): PlantStorage {
   };
 }
 
-const servers: Record<'plain' | 'crashing' | 'unreachable' | 'impatient', TestServer> = {} as never;
+const servers: Record<'plain' | 'crashing' | 'unreachable' | 'impatient' | 'jwt' | 'keyless', TestServer> =
+  {} as never;
 let stopping: { url: string; close(): Promise<void> };
+// Identity providers of the tests' own: one that answers, one that never does.
+let provider: TestProvider;
+let downProvider: TestProvider;
+let key: SigningKey;
 
 beforeAll(async () => {
   servers.plain = await startTestServer(openMemoryPlantStorage());
@@ -52,11 +66,27 @@ beforeAll(async () => {
     HEADERS_TIMEOUT_MS: '100',
     REQUEST_TIMEOUT_MS: '1000',
   });
+  provider = await startTestProvider();
+  key = await signingKey('ES256', 'examples');
+  provider.publish([key]);
+  servers.jwt = await startTestServer(openMemoryPlantStorage(), {
+    JWT_ISSUER: provider.issuer,
+    JWT_AUDIENCE: AUDIENCE,
+  });
+  for (let tries = 0; tries < 200 && (await fetch(`${servers.jwt.url}/readyz`)).status !== 200; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  downProvider = await startTestProvider();
+  downProvider.setDown(true);
+  servers.keyless = await startTestServer(openMemoryPlantStorage(), {
+    JWT_ISSUER: downProvider.issuer,
+    JWT_AUDIENCE: AUDIENCE,
+  });
   // A service that has received SIGTERM: startServer's stop() would close the port, so the app is
   // served here with its stopping flag up.
   const app = createApp({
     storage: openMemoryPlantStorage(),
-    tokens: [TOKEN],
+    credentials: staticCredentials([TOKEN]),
     bodyLimit: 65_536,
     logger: pino({ level: 'silent' }),
     isShuttingDown: () => true,
@@ -75,6 +105,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(Object.values(servers).map((server) => server?.stop()));
   await stopping?.close();
+  await provider?.close();
+  await downProvider?.close();
 });
 
 const answerOf = async (response: Response): Promise<Answer> => ({
@@ -109,7 +141,27 @@ const {
   EXPECTATION_FAILED_EXAMPLES: expectationFailed,
   BAD_PARAMETER_EXAMPLES: badParameter,
   PLANT_NOT_FOUND_EXAMPLES: plantNotFound,
+  WRITE_SCOPE_EXAMPLES: writeScope,
+  READ_SCOPE_EXAMPLES: readScope,
+  KEYS_UNAVAILABLE_EXAMPLES: keysUnavailable,
 } = errorExamples;
+
+/** A request to a JWT-enabled service with a token of the provider, its claims adjusted. */
+const withJwt = async (
+  server: TestServer,
+  method: string,
+  path: string,
+  claims: Record<string, unknown>,
+  issuer: TestProvider = provider,
+) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${await issuer.token(key, claims)}`,
+      'Content-Type': 'application/json',
+    },
+    ...(method === 'POST' ? { body: '{"id":7,"name":"Monstera"}' } : {}),
+  }).then(answerOf);
 
 const read = (path: string) =>
   fetch(`${servers.plain.url}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then(answerOf);
@@ -123,6 +175,14 @@ const JSON_TYPE = 'Content-Type: application/json\r\n';
 const AUTH = `Authorization: Bearer ${TOKEN}\r\n`;
 
 const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
+  [
+    unauthorized.expiredJwt,
+    () => withJwt(servers.jwt, 'POST', '/plants', { exp: Math.floor(Date.now() / 1000) - 3600 }),
+  ],
+  [writeScope.noWriteScope, () => withJwt(servers.jwt, 'POST', '/plants', { scope: 'plants:read' })],
+  [readScope.noReadScope, () => withJwt(servers.jwt, 'GET', '/plants', { scope: 'plants:write' })],
+  [keysUnavailable.keysUnavailable, () => withJwt(servers.keyless, 'GET', '/plants', {}, downProvider)],
+  [notReady.keysNotLoaded, () => fetch(`${servers.keyless.url}/readyz`).then(answerOf)],
   [badParameter.idNotDecimal, () => read('/plants/abc')],
   [badParameter.idBeyondInt64, () => read('/plants/9223372036854775808')],
   [badParameter.limitOutOfRange, () => read('/plants?limit=0')],

@@ -32,8 +32,11 @@ export class UnexpectedResponseError extends Error {
 export interface PlantStoreClientOptions {
   /** Where the service is, e.g. `http://127.0.0.1:3000`. */
   readonly baseUrl: string;
-  /** A bearer token the service accepts. */
-  readonly token: string;
+  /**
+   * A bearer token the service accepts, or a function that returns one, called before every request
+   * (so that an OAuth client can hand out a fresh access token when the old one expires).
+   */
+  readonly token: string | (() => string | Promise<string>);
   /** A fetch to use instead of the global one (tests, instrumentation). */
   readonly fetch?: typeof globalThis.fetch;
 }
@@ -97,10 +100,10 @@ export interface PlantStoreClient {
 }
 
 const FAILURE_STATUSES: ReadonlySet<number> = new Set<CreatePlantErrorStatus>([
-  400, 401, 408, 409, 413, 415, 500, 503,
+  400, 401, 403, 408, 409, 413, 415, 500, 503,
 ]);
 const READ_FAILURE_STATUSES: ReadonlySet<number> = new Set<GetPlantErrorStatus | DeletePlantErrorStatus>([
-  400, 401, 404, 503,
+  400, 401, 403, 404, 503,
 ]);
 
 /** The failure a documented status and Error body make, with what the headers add. */
@@ -157,20 +160,28 @@ function parseOrUndefined(text: string): unknown {
 
 /** A typed client for the Plant Store, with exact int64 ids (bigints) both ways. */
 export function createPlantStoreClient(options: PlantStoreClientOptions): PlantStoreClient {
+  const { token } = options;
+  const authorization = async (): Promise<string> =>
+    `Bearer ${typeof token === 'function' ? await token() : token}`;
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
-    headers: { Authorization: `Bearer ${options.token}` },
     bodySerializer: stringifyExactJson,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
   });
+  // Every request of the openapi-fetch client carries the token as it is now.
+  http.use({
+    async onRequest({ request }) {
+      request.headers.set('Authorization', await authorization());
+      return request;
+    },
+  });
   const fetchOf = options.fetch ?? globalThis.fetch;
-  const authorization = { Authorization: `Bearer ${options.token}` };
 
   /** One request, its body read as exact JSON (undefined when there is none or it is not JSON). */
   async function call(method: string, path: string, signal?: AbortSignal) {
     const response = await fetchOf(new URL(path, options.baseUrl), {
       method,
-      headers: authorization,
+      headers: { Authorization: await authorization() },
       ...(signal === undefined ? {} : { signal }),
     });
     const text = await response.text();

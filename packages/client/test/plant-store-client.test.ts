@@ -84,7 +84,9 @@ describe('createPlant', () => {
 
   it('when the result is used, then its types follow the document: bigint ids in, statuses and bodies typed out', () => {
     expectTypeOf<NewPlant['id']>().toEqualTypeOf<bigint>();
-    expectTypeOf<CreatePlantErrorStatus>().toEqualTypeOf<400 | 401 | 408 | 409 | 413 | 415 | 500 | 503>();
+    expectTypeOf<CreatePlantErrorStatus>().toEqualTypeOf<
+      400 | 401 | 403 | 408 | 409 | 413 | 415 | 500 | 503
+    >();
     expectTypeOf<Extract<CreatePlantResult, { ok: false }>['error']>().toEqualTypeOf<{
       error: number;
       message: string;
@@ -153,5 +155,21 @@ describe('getPlant, deletePlant and listPlants', () => {
     await expect(Array.fromAsync(client().listPlants({ limit: 0 }))).rejects.toMatchObject({
       failure: { status: 400, error: { message: expect.stringContaining('limit') } },
     });
+  });
+});
+
+describe('the token', () => {
+  it('when the token is a function, then it is called before every request, so a fresh one is sent each time', async () => {
+    let calls = 0;
+    const plants = createPlantStoreClient({
+      baseUrl: server.url,
+      token: async () => {
+        calls += 1;
+        return TOKEN;
+      },
+    });
+    expect((await plants.createPlant({ id: 2n ** 62n + 5_000_000n, name: 'fresh' })).ok).toBe(true);
+    expect((await plants.getPlant(2n ** 62n + 5_000_000n)).ok).toBe(true);
+    expect(calls).toBe(2);
   });
 });

@@ -68,3 +68,56 @@ export const databaseUrl: SettingValue<DatabaseConfig> = reading((url) => {
   const database = parseDatabaseUrl(url);
   return isDatabaseUrlProblem(database) ? { problems: [database.problem] } : { value: database };
 });
+
+/** An http(s) URL (an identity provider's issuer or JWKS address). */
+export const httpUrl: SettingValue<string> = v.pipe(
+  v.string(),
+  v.check(
+    (text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol),
+    (issue) => `must be an http or https URL, not "${issue.input}"`,
+  ),
+);
+
+/** JWS algorithms a provider signs access tokens with: asymmetric only (never none, never HMAC). */
+export const JWT_ALGORITHM_NAMES = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+/** A comma-separated list of JWT_ALGORITHM_NAMES, exactly as spelled there. */
+export const jwtAlgorithms: SettingValue<readonly string[]> = reading((text) => {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(JWT_ALGORITHM_NAMES as readonly string[]).includes(name));
+  if (names.length === 0) return { problems: ['must name at least one algorithm'] };
+  if (unknown.length > 0) {
+    return {
+      problems: unknown.map(
+        (name) =>
+          `names "${name}", which is not allowed (allowed: ${JWT_ALGORITHM_NAMES.join(', ')}; never none or HMAC)`,
+      ),
+    };
+  }
+  return { value: [...new Set(names)] };
+});
+
+/** An OAuth scope: visible ASCII without spaces or quotes (RFC 6749 section 3.3). */
+export const scopeName: SettingValue<string> = v.pipe(
+  v.string(),
+  v.check(
+    (text) => /^[\x21\x23-\x5B\x5D-\x7E]+$/.test(text),
+    (issue) =>
+      `must be one OAuth scope (visible characters, no space, quote or backslash), not "${issue.input}"`,
+  ),
+);

@@ -23,6 +23,8 @@ export interface MetricsOptions {
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
   /** Node's process metrics (CPU, memory, event loop lag, GC). Once per process: the real server only. */
   readonly processMetrics?: boolean;
+  /** The identity provider's keys, when JWT access tokens are on. */
+  readonly jwtKeys?: { ageSeconds(): number | undefined; failedFetches(): number } | undefined;
 }
 
 // From a fast health check to the 30 s request timeout.
@@ -143,6 +145,26 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       registers: [registry],
       collect() {
         this.set(pool().max);
+      },
+    });
+  }
+
+  const jwtKeys = options.jwtKeys;
+  if (jwtKeys !== undefined) {
+    new Gauge({
+      name: 'plant_store_jwt_keys_age_seconds',
+      help: "Seconds since the identity provider's keys were last fetched (-1: never yet). Known keys are used up to 24 h.",
+      registers: [registry],
+      collect() {
+        this.set(jwtKeys.ageSeconds() ?? -1);
+      },
+    });
+    new Gauge({
+      name: 'plant_store_jwt_key_fetch_failures',
+      help: "Fetches of the identity provider's keys (JWKS) that failed since start.",
+      registers: [registry],
+      collect() {
+        this.set(jwtKeys.failedFetches());
       },
     });
   }

@@ -92,6 +92,38 @@ export const UNAUTHORIZED_EXAMPLES = {
   noToken: example('No Authorization header', 401, 'a bearer token is required'),
   wrongToken: example('A token the service does not accept', 401, 'the bearer token is not valid'),
   notBearer: example('Another scheme than Bearer', 401, 'the Authorization header must be "Bearer <token>"'),
+  expiredJwt: example(
+    'A JWT access token that has expired (the message names the failed check)',
+    401,
+    'the bearer token is not valid: the token has expired (exp)',
+  ),
+} satisfies ErrorExamples;
+
+/** 403 of the operations that create or delete plants: a JWT without JWT_SCOPE_WRITE. */
+export const WRITE_SCOPE_EXAMPLES = {
+  noWriteScope: example(
+    'A JWT access token without plants:write',
+    403,
+    'the bearer token does not hold the scope plants:write',
+  ),
+} satisfies ErrorExamples;
+
+/** 403 of the operations that read plants (and /metrics): a JWT without JWT_SCOPE_READ. */
+export const READ_SCOPE_EXAMPLES = {
+  noReadScope: example(
+    'A JWT access token without plants:read',
+    403,
+    'the bearer token does not hold the scope plants:read',
+  ),
+} satisfies ErrorExamples;
+
+/** 503 of every operation that needs a token, while the identity provider's keys were never loaded. */
+export const KEYS_UNAVAILABLE_EXAMPLES = {
+  keysUnavailable: example(
+    "A JWT while the identity provider's keys were never loaded",
+    503,
+    "the identity provider's keys are not available yet, try again later",
+  ),
 } satisfies ErrorExamples;
 
 export const CONFLICT_EXAMPLES = {
@@ -137,6 +169,11 @@ export const NOT_READY_EXAMPLES = {
   unavailable: example('The database does not answer', 503, 'storage is unavailable, try again later'),
   notReady: example('The database answers with an error', 503, 'storage is not ready'),
   stopping: example('The service is stopping (SIGTERM)', 503, 'the server is shutting down'),
+  keysNotLoaded: example(
+    "JWT is on and the identity provider's keys were never loaded",
+    503,
+    "the identity provider's keys are not loaded yet",
+  ),
 } satisfies ErrorExamples;
 
 /** The answers any request may get, whatever its path (the document's components.responses). */

@@ -7,16 +7,19 @@ import {
   EXPECTATION_FAILED_EXAMPLES,
   HEADERS_TOO_LARGE_EXAMPLES,
   INTERNAL_ERROR_EXAMPLES,
+  KEYS_UNAVAILABLE_EXAMPLES,
   MALFORMED_REQUEST_EXAMPLES,
   METHOD_NOT_ALLOWED_EXAMPLES,
   NOT_FOUND_EXAMPLES,
   NOT_READY_EXAMPLES,
   PAYLOAD_TOO_LARGE_EXAMPLES,
   PLANT_NOT_FOUND_EXAMPLES,
+  READ_SCOPE_EXAMPLES,
   REQUEST_TIMEOUT_EXAMPLES,
   STORAGE_UNAVAILABLE_EXAMPLES,
   UNAUTHORIZED_EXAMPLES,
   UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
+  WRITE_SCOPE_EXAMPLES,
 } from './error-examples.ts';
 import {
   ErrorBodySchema,
@@ -46,9 +49,22 @@ const errorResponse = (description: string, examples: ErrorExamples, headers?: R
 const NO_TOKEN = [] as const;
 
 const UNAUTHORIZED = () =>
-  errorResponse('No credential, or not a valid one.', UNAUTHORIZED_EXAMPLES, {
-    'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
-  });
+  errorResponse(
+    'No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed.',
+    UNAUTHORIZED_EXAMPLES,
+    { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  );
+/** 403: a valid JWT access token without the scope (a static token holds every scope). */
+const FORBIDDEN = (scope: 'read' | 'write') =>
+  errorResponse(
+    `A valid JWT access token without the scope \`${scope === 'read' ? 'plants:read' : 'plants:write'}\` (JWT_SCOPE_${scope.toUpperCase()}); \`WWW-Authenticate\` says \`error="insufficient_scope"\` and the scope needed. Nothing was read or changed.`,
+    scope === 'read' ? READ_SCOPE_EXAMPLES : WRITE_SCOPE_EXAMPLES,
+    { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+  );
+/** The security requirement of an operation: the bearer token, with the scope a JWT needs. */
+const NEEDS = (scope: 'read' | 'write') => [
+  { bearerAuth: [scope === 'read' ? 'plants:read' : 'plants:write'] },
+];
 const BAD_PARAMETER = () =>
   errorResponse(
     'A parameter is not what the operation takes; the message names it. Nothing was read or changed.',
@@ -174,6 +190,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         get: {
           tags: ['plants'],
           operationId: 'listPlants',
+          security: NEEDS('read'),
           summary: 'Lists plants with their ids, ascending by id, a page at a time (HEAD: headers only).',
           description:
             'While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. ' +
@@ -214,12 +231,14 @@ export function buildOpenApiDocument(): OpenApiDocument {
             },
             '400': BAD_PARAMETER(),
             '401': UNAUTHORIZED(),
+            '403': FORBIDDEN('read'),
             '503': STORAGE_UNAVAILABLE(),
           },
         },
         post: {
           tags: ['plants'],
           operationId: 'createPlant',
+          security: NEEDS('write'),
           summary: 'Creates a new plant in the store.',
           description:
             'Creates the plant and answers it without its id. The same `id` sent again with the same `name` ' +
@@ -231,9 +250,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
               content: json(ref('schemas', 'Plant')),
             },
             '400': errorResponse(BAD_REQUEST_DESCRIPTION, BAD_REQUEST_EXAMPLES),
-            '401': errorResponse('No credential, or not a valid one.', UNAUTHORIZED_EXAMPLES, {
-              'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
-            }),
+            '401': UNAUTHORIZED(),
+            '403': FORBIDDEN('write'),
             '408': errorResponse(
               'The request took too long to arrive; the connection is closed.',
               REQUEST_TIMEOUT_EXAMPLES,
@@ -254,11 +272,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
               'A fault of the service; the message says nothing internal.',
               INTERNAL_ERROR_EXAMPLES,
             ),
-            '503': errorResponse(
-              'Storage is unavailable; nothing was stored. Retry later.',
-              STORAGE_UNAVAILABLE_EXAMPLES,
-              { 'Retry-After': ref('headers', 'Retry-After') },
-            ),
+            '503': STORAGE_UNAVAILABLE(),
           },
         },
       },
@@ -276,6 +290,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         get: {
           tags: ['plants'],
           operationId: 'getPlant',
+          security: NEEDS('read'),
           summary: 'Reads a plant by its id (HEAD: the same headers, no body).',
           responses: {
             '200': {
@@ -284,6 +299,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
             },
             '400': BAD_PARAMETER(),
             '401': UNAUTHORIZED(),
+            '403': FORBIDDEN('read'),
             '404': PLANT_NOT_FOUND(),
             '503': STORAGE_UNAVAILABLE(),
           },
@@ -291,11 +307,13 @@ export function buildOpenApiDocument(): OpenApiDocument {
         delete: {
           tags: ['plants'],
           operationId: 'deletePlant',
+          security: NEEDS('write'),
           summary: 'Deletes a plant; its id is then free for a plant with any content.',
           responses: {
             '204': { description: 'The plant was deleted.' },
             '400': BAD_PARAMETER(),
             '401': UNAUTHORIZED(),
+            '403': FORBIDDEN('write'),
             '404': PLANT_NOT_FOUND(),
             '503': STORAGE_UNAVAILABLE(),
           },
@@ -331,15 +349,20 @@ export function buildOpenApiDocument(): OpenApiDocument {
           tags: ['monitoring'],
           operationId: 'metrics',
           summary:
-            "The service's metrics, in Prometheus' text format, for operators. Same tokens as the API.",
+            "The service's metrics, in Prometheus' text format, for operators. Same tokens as the API (a JWT needs the read scope).",
+          security: NEEDS('read'),
           responses: {
             '200': {
               description: 'The metrics.',
               content: { 'text/plain': { schema: { type: 'string' } } },
             },
-            '401': errorResponse('No credential, or not a valid one.', UNAUTHORIZED_EXAMPLES, {
-              'WWW-Authenticate': ref('headers', 'WWW-Authenticate'),
-            }),
+            '401': UNAUTHORIZED(),
+            '403': FORBIDDEN('read'),
+            '503': errorResponse(
+              "JWT only: the identity provider's keys were never loaded. Retry later.",
+              KEYS_UNAVAILABLE_EXAMPLES,
+              { 'Retry-After': ref('headers', 'Retry-After') },
+            ),
           },
         },
       },
@@ -378,8 +401,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
+          bearerFormat: 'JWT',
           description:
-            'A token configured on the service (API_TOKENS or API_TOKENS_FILE), sent as `Authorization: Bearer <token>`.',
+            'Sent as `Authorization: Bearer <token>`: a static token configured on the service (API_TOKENS or ' +
+            'API_TOKENS_FILE; it holds every scope), or, when JWT_ISSUER is set, a JWT access token of that ' +
+            'OAuth 2.0 / OpenID Connect provider, whose `scope` (or `scp`) must hold the scope each operation ' +
+            'names (`plants:read`, `plants:write` by default).',
         },
       },
       schemas: {
@@ -396,11 +423,12 @@ export function buildOpenApiDocument(): OpenApiDocument {
       headers: {
         'WWW-Authenticate': {
           description:
-            'The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (`invalid_request` for two Authorization headers).',
+            'The bearer challenge (RFC 6750): `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (and `error_description` naming the failed check for a JWT), `invalid_request` for two Authorization headers, `insufficient_scope` with `scope` for a 403.',
           required: true,
           schema: {
             type: 'string',
-            pattern: '^Bearer realm="plant-store"(, error="(invalid_token|invalid_request)")?$',
+            pattern:
+              '^Bearer realm="plant-store"(, error="(invalid_token|invalid_request|insufficient_scope)"(, error_description="[^"]*")?(, scope="[^"]*")?)?$',
           },
         },
         'Retry-After': {

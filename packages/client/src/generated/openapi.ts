@@ -45,7 +45,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The service's metrics, in Prometheus' text format, for operators. Same tokens as the API. */
+        /** The service's metrics, in Prometheus' text format, for operators. Same tokens as the API (a JWT needs the read scope). */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -258,7 +258,7 @@ export interface components {
     headers: {
         /** @description Seconds to wait before trying again. */
         "Retry-After": string;
-        /** @description The bearer challenge: `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (`invalid_request` for two Authorization headers). */
+        /** @description The bearer challenge (RFC 6750): `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (and `error_description` naming the failed check for a JWT), `invalid_request` for two Authorization headers, `insufficient_scope` with `scope` for a 403. */
         "WWW-Authenticate": string;
     };
     pathItems: never;
@@ -323,10 +323,30 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description No credential, or not a valid one. */
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:read` (JWT_SCOPE_READ); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JWT only: the identity provider's keys were never loaded. Retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -389,8 +409,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential, or not a valid one. */
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
             401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:read` (JWT_SCOPE_READ); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -451,8 +481,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential, or not a valid one. */
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
             401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:write` (JWT_SCOPE_WRITE); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -506,7 +546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Storage is unavailable; nothing was stored. Retry later. */
+            /** @description Storage is unavailable; nothing was read or changed. Retry later. */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -548,8 +588,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential, or not a valid one. */
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
             401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:read` (JWT_SCOPE_READ); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
@@ -607,8 +657,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No credential, or not a valid one. */
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
             401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:write` (JWT_SCOPE_WRITE); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;

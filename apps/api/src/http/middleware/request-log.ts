@@ -11,8 +11,8 @@ function requestIdOf(header: string): string {
 }
 
 /**
- * Writes one JSON log line per request (method, path, status, duration, request id; never a
- * header) and echoes the request id in `X-Request-Id`. Outermost, so it sees the final status.
+ * Writes one JSON log line per request (method, path, status, duration, request id, the caller
+ * once known; never a header) and echoes the request id in `X-Request-Id`. Outermost, so it sees the final status.
  */
 export function requestLog(logger: Logger): Middleware<AppState> {
   return async (ctx, next) => {
@@ -29,6 +29,8 @@ export function requestLog(logger: Logger): Middleware<AppState> {
         path: ctx.path,
         status: ctx.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        // Who it was (sub, client_id, or a static token's short digest), never the credential.
+        ...(ctx.state.caller === undefined ? {} : { caller: ctx.state.caller }),
       };
       if (ctx.state.failure === undefined) logger.info(line, 'request');
       else logger.error({ ...line, err: ctx.state.failure }, 'request failed');

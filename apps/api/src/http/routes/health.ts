@@ -1,6 +1,7 @@
 import type { PlantStorage } from '@plant-store/domain';
 import { StorageUnavailableError } from '@plant-store/domain';
 import type { Middleware } from 'koa';
+import type { CredentialChecker } from '../../auth/credentials.ts';
 import type { AppState } from '../app-state.ts';
 import { HttpError } from '../http-error.ts';
 
@@ -11,10 +12,20 @@ export function healthHandler(): Middleware<AppState> {
   };
 }
 
-/** GET /readyz: whether to send traffic here: storage answers and the server is not stopping. */
-export function readinessHandler(storage: PlantStorage, isShuttingDown: () => boolean): Middleware<AppState> {
+/**
+ * GET /readyz: whether to send traffic here: storage answers, the server is not stopping, and the
+ * credentials can be checked (with JWT, the provider's keys were loaded once).
+ */
+export function readinessHandler(
+  storage: PlantStorage,
+  isShuttingDown: () => boolean,
+  credentials: Pick<CredentialChecker, 'ready'>,
+): Middleware<AppState> {
   return async (ctx) => {
     if (isShuttingDown()) throw new HttpError(503, 'the server is shutting down', { 'Retry-After': '5' });
+    if (!credentials.ready()) {
+      throw new HttpError(503, "the identity provider's keys are not loaded yet", { 'Retry-After': '5' });
+    }
     try {
       await storage.checkReady();
     } catch (error) {

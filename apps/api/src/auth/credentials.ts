@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { type JwtVerifier, KeysUnavailableError, TokenRejectedError } from './jwt-verifier.ts';
+import { fixedTokenSet, type TokenSet } from './token-set.ts';
+
+/** The scopes of DESIGN.md: reading plants, and creating or deleting them. */
+export interface Scopes {
+  readonly read: string;
+  readonly write: string;
+}
+
+/** Who made a request, as its log line names it: never the token itself. */
+export interface Caller {
+  /** `static`: a configured token (a short digest names it); `jwt`: an access token of the provider. */
+  readonly kind: 'static' | 'jwt';
+  readonly sub?: string;
+  readonly clientId?: string;
+  /** The first 12 hex digits of a static token's SHA-256. */
+  readonly tokenDigest?: string;
+}
+
+export type CredentialOutcome =
+  | { readonly outcome: 'accepted'; readonly caller: Caller; readonly scopes: ReadonlySet<string> | 'all' }
+  /** 401 invalid_token, with the check that failed. */
+  | { readonly outcome: 'rejected'; readonly description: string }
+  /** The provider's keys were never loaded, or are too old: 503, try again later. */
+  | { readonly outcome: 'unavailable' };
+
+/**
+ * The one verifier the app is given: the static tokens (API_TOKENS, API_TOKENS_FILE, compared in
+ * constant time) and, when JWT_ISSUER is set, the provider's access tokens. A static token holds
+ * every scope. A credential that is a static token is never also read as a JWT.
+ */
+export interface CredentialChecker {
+  check(token: string): Promise<CredentialOutcome>;
+  readonly scopes: Scopes;
+  /** Whether it can check every kind of credential it is configured for (the JWT keys are loaded). */
+  ready(): boolean;
+  /** False when neither a static token nor JWT is configured: every protected request is a 401. */
+  readonly configured: boolean;
+}
+
+export interface CredentialCheckerOptions {
+  readonly staticTokens: TokenSet;
+  readonly hasStaticTokens: boolean;
+  readonly jwt?: { readonly verifier: JwtVerifier; ready(): boolean };
+  readonly scopes: Scopes;
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+function digestOf(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 12);
+}
+
+export function createCredentialChecker(options: CredentialCheckerOptions): CredentialChecker {
+  const { staticTokens, jwt, scopes } = options;
+  return {
+    scopes,
+    configured: options.hasStaticTokens || jwt !== undefined,
+    ready: () => jwt === undefined || jwt.ready(),
+    async check(token) {
+      if (staticTokens.matches(token)) {
+        return {
+          outcome: 'accepted',
+          caller: { kind: 'static', tokenDigest: digestOf(token) },
+          scopes: 'all',
+        };
+      }
+      if (jwt === undefined || !JWT_SHAPE.test(token)) {
+        return { outcome: 'rejected', description: 'the bearer token is not valid' };
+      }
+      try {
+        const principal = await jwt.verifier.verify(token);
+        return {
+          outcome: 'accepted',
+          caller: {
+            kind: 'jwt',
+            ...(principal.subject === undefined ? {} : { sub: principal.subject }),
+            ...(principal.clientId === undefined ? {} : { clientId: principal.clientId }),
+          },
+          scopes: principal.scopes,
+        };
+      } catch (error) {
+        if (error instanceof TokenRejectedError) return { outcome: 'rejected', description: error.message };
+        if (error instanceof KeysUnavailableError) return { outcome: 'unavailable' };
+        throw error;
+      }
+    },
+  };
+}
+
+/** The scopes DESIGN.md names by default (JWT_SCOPE_READ, JWT_SCOPE_WRITE). */
+export const DEFAULT_SCOPES: Scopes = { read: 'plants:read', write: 'plants:write' };
+
+/** Static tokens alone, fixed: for tests, and for embedding the app without JWT. */
+export function staticCredentials(
+  tokens: readonly string[],
+  scopes: Scopes = DEFAULT_SCOPES,
+): CredentialChecker {
+  return createCredentialChecker({
+    staticTokens: fixedTokenSet(tokens),
+    hasStaticTokens: tokens.length > 0,
+    scopes,
+  });
+}

@@ -1,0 +1,153 @@
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTHeaderParameters } from 'jose';
+import type { Logger } from 'pino';
+
+/**
+ * The identity provider's signing keys, kept here rather than fetched on the request path.
+ *
+ * jose's createRemoteJWKSet re-fetches on a request once its cache is older than its max age, and
+ * fails that request when the fetch fails. Here the keys are refreshed in the background; a token
+ * with an unknown `kid` causes at most one refetch per cooldown (a key rotation is picked up at
+ * once, a flood of made-up kids costs one fetch); and while the provider is unreachable the keys
+ * already known keep working for a bounded time (DESIGN.md: 24 h), with a warning.
+ */
+export interface KeyStoreOptions {
+  /** The JWKS URL, or undefined to read `jwks_uri` from the issuer's discovery document. */
+  readonly jwksUrl: string | undefined;
+  readonly issuer: string;
+  readonly logger: Logger;
+  readonly fetch?: typeof globalThis.fetch;
+  /** How often the keys are fetched again in the background. Default 5 minutes. */
+  readonly refreshEveryMs?: number;
+  /** How soon a failed fetch is tried again while no key was ever loaded. Default 5 s. */
+  readonly retryEveryMs?: number;
+  /** At most one refetch for unknown kids this often. Default 30 s. */
+  readonly unknownKidCooldownMs?: number;
+  /** How long known keys are used after the last successful fetch. Default 24 h. */
+  readonly maxKeyAgeMs?: number;
+  /** A fetch that takes longer is given up. Default 5 s. */
+  readonly fetchTimeoutMs?: number;
+  readonly now?: () => number;
+}
+
+/** No usable keys: never loaded yet, or older than the bound while the provider is unreachable. */
+export class KeysUnavailableError extends Error {
+  override readonly name = 'KeysUnavailableError';
+}
+
+export interface KeyStore {
+  /** The key for a token's header, as jose's jwtVerify takes it. */
+  getKey(header: JWTHeaderParameters): ReturnType<ReturnType<typeof createLocalJWKSet>>;
+  /** Whether keys were loaded once and are still within their bound: /readyz. */
+  ready(): boolean;
+  /** Seconds since the keys were last fetched; undefined before the first fetch. */
+  ageSeconds(): number | undefined;
+  /** Failed fetches so far. */
+  failedFetches(): number;
+  /** The first load (resolves whether or not it succeeded) and the background refresh. */
+  start(): Promise<void>;
+  stop(): void;
+}
+
+async function fetchJson(fetchOf: typeof globalThis.fetch, url: string, timeoutMs: number): Promise<unknown> {
+  const response = await fetchOf(url, {
+    signal: AbortSignal.timeout(timeoutMs),
+    headers: { Accept: 'application/json' },
+    redirect: 'error',
+  });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return response.json();
+}
+
+function isJwks(value: unknown): value is JSONWebKeySet {
+  return Array.isArray((value as { keys?: unknown } | null)?.keys);
+}
+
+export function createKeyStore(options: KeyStoreOptions): KeyStore {
+  const fetchOf = options.fetch ?? globalThis.fetch;
+  const now = options.now ?? Date.now;
+  const refreshEveryMs = options.refreshEveryMs ?? 5 * 60_000;
+  const retryEveryMs = options.retryEveryMs ?? 5_000;
+  const cooldownMs = options.unknownKidCooldownMs ?? 30_000;
+  const maxKeyAgeMs = options.maxKeyAgeMs ?? 24 * 60 * 60_000;
+  const timeoutMs = options.fetchTimeoutMs ?? 5_000;
+  const { logger } = options;
+
+  let keys: ReturnType<typeof createLocalJWKSet> | undefined;
+  let loadedAt: number | undefined;
+  let lastAttemptAt = Number.NEGATIVE_INFINITY;
+  let failures = 0;
+  let inFlight: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function jwksUrl(): Promise<string> {
+    if (options.jwksUrl !== undefined) return options.jwksUrl;
+    const discovery = `${options.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    const document = (await fetchJson(fetchOf, discovery, timeoutMs)) as { jwks_uri?: unknown } | null;
+    if (typeof document?.jwks_uri !== 'string') throw new Error(`${discovery} names no jwks_uri`);
+    return document.jwks_uri;
+  }
+
+  /** One fetch at a time; a failure keeps the keys already known. */
+  function refresh(): Promise<void> {
+    inFlight ??= (async () => {
+      lastAttemptAt = now();
+      try {
+        const jwks = await fetchJson(fetchOf, await jwksUrl(), timeoutMs);
+        if (!isJwks(jwks)) throw new Error('the JWKS has no "keys" array');
+        keys = createLocalJWKSet(jwks);
+        loadedAt = now();
+      } catch (error) {
+        failures += 1;
+        const age = loadedAt === undefined ? undefined : Math.round((now() - loadedAt) / 1000);
+        logger.warn(
+          { err: error, keyAgeSeconds: age },
+          keys === undefined
+            ? 'JWT keys could not be loaded: JWT access tokens are refused until they are'
+            : 'JWT keys could not be refreshed: the keys already known stay in use',
+        );
+      } finally {
+        inFlight = undefined;
+      }
+    })();
+    return inFlight;
+  }
+
+  let stopped = false;
+  function schedule(): void {
+    if (stopped) return;
+    // Until the keys were loaded once, readiness waits on them: try again soon.
+    timer = setTimeout(
+      () => void refresh().then(schedule),
+      keys === undefined ? retryEveryMs : refreshEveryMs,
+    );
+    timer.unref();
+  }
+
+  const fresh = (): boolean => loadedAt !== undefined && now() - loadedAt <= maxKeyAgeMs;
+
+  return {
+    async getKey(header) {
+      if (keys === undefined || !fresh())
+        throw new KeysUnavailableError("the identity provider's keys are not available");
+      try {
+        return await keys(header);
+      } catch (error) {
+        if (!(error instanceof errors.JWKSNoMatchingKey) || now() - lastAttemptAt < cooldownMs) throw error;
+        // A kid not seen before: perhaps the provider rotated its keys. Once per cooldown.
+        await refresh();
+        return keys(header);
+      }
+    },
+    ready: fresh,
+    ageSeconds: () => (loadedAt === undefined ? undefined : (now() - loadedAt) / 1000),
+    failedFetches: () => failures,
+    async start() {
+      await refresh();
+      schedule();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
+import { type KeyStore, KeysUnavailableError } from './jwks-keys.ts';
+
+/** The JWT settings of DESIGN.md ("JWT access tokens"). */
+export interface JwtSettings {
+  /** `iss` must be exactly this. */
+  readonly issuer: string;
+  /** `aud` must contain this. */
+  readonly audience: string;
+  /** Never `none`, never an HMAC algorithm (a provider's public key is not a secret). */
+  readonly algorithms: readonly string[];
+  readonly clockToleranceSeconds: number;
+  /** RFC 9068's profile: `typ: at+jwt`, and `sub`, `client_id`, `iat`, `jti` present. */
+  readonly strictProfile: boolean;
+}
+
+/** Who a verified token speaks for, and what it may do. */
+export interface JwtPrincipal {
+  readonly subject: string | undefined;
+  readonly clientId: string | undefined;
+  readonly scopes: ReadonlySet<string>;
+}
+
+/** A token that fails a check; the message names the check (it becomes `error_description`). */
+export class TokenRejectedError extends Error {
+  override readonly name = 'TokenRejectedError';
+}
+
+export { KeysUnavailableError };
+
+/** Scopes from `scope` (space-separated, RFC 9068 and 8693) or `scp` (a string or an array: Entra ID, Okta). */
+export function scopesOf(payload: JWTPayload): Set<string> {
+  const scopes = new Set<string>();
+  const add = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const scope of value.split(' ')) if (scope !== '') scopes.add(scope);
+    } else if (Array.isArray(value)) {
+      for (const item of value) add(item);
+    }
+  };
+  add(payload.scope);
+  add(payload.scp);
+  return scopes;
+}
+
+/** What a jose error says, as the check that failed. Never the token, never a key. */
+function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'the token has expired (exp)';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return 'the token is not valid yet (nbf)';
+    if (error.claim === 'iss') return 'the token was issued by another issuer (iss)';
+    if (error.claim === 'aud') return 'the token is for another audience (aud)';
+    if (error.claim === 'typ') return 'the token is not an access token (typ must be at+jwt)';
+    if (error.reason === 'missing') return `the token has no ${error.claim} claim`;
+    return `the token's ${error.claim} claim is not valid`;
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return 'the token is signed with an algorithm that is not allowed';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature is not valid';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'the token is signed with an unknown key (kid)';
+  if (error instanceof errors.JWKSMultipleMatchingKeys)
+    return 'the token names no key the provider has exactly (kid)';
+  return 'the token is malformed';
+}
+
+const HMAC = /^HS/;
+
+/** Verifies JWT access tokens against the provider's keys, with a cache of verified tokens. */
+export interface JwtVerifier {
+  /** The token's principal; throws TokenRejectedError (naming the check) or KeysUnavailableError. */
+  verify(token: string): Promise<JwtPrincipal>;
+}
+
+export interface JwtVerifierOptions extends JwtSettings {
+  readonly keys: KeyStore;
+  /** How many verified tokens are remembered. Default 10,000. */
+  readonly cacheSize?: number;
+  readonly now?: () => number;
+}
+
+export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
+  const algorithms = options.algorithms.filter((algorithm) => algorithm !== 'none' && !HMAC.test(algorithm));
+  if (algorithms.length === 0) throw new Error('no asymmetric JWT algorithm is allowed');
+  const now = options.now ?? Date.now;
+  const cacheSize = options.cacheSize ?? 10_000;
+  // Verified tokens by the SHA-256 of their text, with the time they stop being valid (exp).
+  const verified = new Map<string, { readonly principal: JwtPrincipal; readonly validUntilMs: number }>();
+
+  async function verifyUncached(token: string): Promise<{ principal: JwtPrincipal; exp: number }> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, (header) => options.keys.getKey(header), {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms,
+        clockTolerance: options.clockToleranceSeconds,
+        requiredClaims: options.strictProfile ? ['exp', 'iat', 'sub', 'client_id', 'jti'] : ['exp'],
+        ...(options.strictProfile ? { typ: 'at+jwt' } : {}),
+        currentDate: new Date(now()),
+      }));
+    } catch (error) {
+      if (error instanceof KeysUnavailableError) throw error;
+      throw new TokenRejectedError(describe(error));
+    }
+    const principal = {
+      subject: typeof payload.sub === 'string' ? payload.sub : undefined,
+      clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+      scopes: scopesOf(payload),
+    };
+    return { principal, exp: payload.exp as number };
+  }
+
+  return {
+    async verify(token) {
+      const key = createHash('sha256').update(token).digest('base64url');
+      const cached = verified.get(key);
+      if (cached !== undefined) {
+        if (now() < cached.validUntilMs) return cached.principal;
+        verified.delete(key);
+      }
+      const { principal, exp } = await verifyUncached(token);
+      // Never past exp (the clock tolerance is not extended to cached tokens).
+      if (verified.size >= cacheSize) verified.delete(verified.keys().next().value as string);
+      verified.set(key, { principal, validUntilMs: exp * 1000 });
+      return principal;
+    },
+  };
+}

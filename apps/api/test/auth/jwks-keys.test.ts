@@ -1,0 +1,112 @@
+// The provider's keys, as the key store keeps them: rotation without a restart, at most one refetch
+// per cooldown for unknown kids, and known keys kept for a bounded time while the provider is down.
+import { decodeProtectedHeader } from 'jose';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore, type KeyStore, KeysUnavailableError } from '../../src/auth/jwks-keys.ts';
+import { signingKey, startTestProvider, type TestProvider } from '../support/jwks-server.ts';
+
+let provider: TestProvider;
+beforeAll(async () => {
+  provider = await startTestProvider();
+});
+afterAll(async () => {
+  await provider?.close();
+});
+
+const stores: KeyStore[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.stop();
+  provider.setDown(false);
+});
+
+/** A key store over the test provider with a clock the test moves. */
+function storeAt(
+  clock: { now: number },
+  options: { unknownKidCooldownMs?: number; maxKeyAgeMs?: number } = {},
+) {
+  const store = createKeyStore({
+    issuer: provider.issuer,
+    jwksUrl: undefined,
+    logger: pino({ level: 'silent' }),
+    now: () => clock.now,
+    refreshEveryMs: 3_600_000,
+    ...options,
+  });
+  stores.push(store);
+  return store;
+}
+
+const headerOf = async (token: string) => decodeProtectedHeader(token) as { alg: string; kid: string };
+
+describe('the key store', () => {
+  it('when the provider rotates to a new kid, then a token with it is verified without a restart, after one refetch', async () => {
+    const first = await signingKey('ES256', 'first');
+    provider.publish([first]);
+    const clock = { now: 1_000_000 };
+    const store = storeAt(clock, { unknownKidCooldownMs: 30_000 });
+    await store.start();
+    expect(store.ready()).toBe(true);
+    const second = await signingKey('ES256', 'second');
+    provider.publish([first, second]);
+    clock.now += 31_000;
+    const fetchesBefore = provider.jwksFetches();
+    await expect(store.getKey(await headerOf(await provider.token(second)))).resolves.toBeDefined();
+    expect(provider.jwksFetches() - fetchesBefore).toBe(1);
+  });
+
+  it('when tokens with made-up kids keep coming, then the provider is asked at most once per cooldown', async () => {
+    const known = await signingKey('ES256', 'known');
+    provider.publish([known]);
+    const clock = { now: 5_000_000 };
+    const store = storeAt(clock, { unknownKidCooldownMs: 30_000 });
+    await store.start();
+    const fetchesBefore = provider.jwksFetches();
+    for (let index = 0; index < 50; index += 1) {
+      const stranger = await signingKey('ES256', `made-up-${index}`);
+      await expect(store.getKey(await headerOf(await provider.token(stranger)))).rejects.toThrow();
+      clock.now += 1_000; // 50 tokens over 50 s: two cooldowns
+    }
+    expect(provider.jwksFetches() - fetchesBefore).toBeLessThanOrEqual(2);
+  });
+
+  it('when the provider goes down, then known keys work until the bound, then none do', async () => {
+    const known = await signingKey('ES256', 'kept');
+    provider.publish([known]);
+    const clock = { now: 9_000_000 };
+    const store = storeAt(clock, { maxKeyAgeMs: 24 * 3_600_000 });
+    await store.start();
+    provider.setDown(true);
+    const header = await headerOf(await provider.token(known));
+    clock.now += 23 * 3_600_000;
+    await expect(store.getKey(header)).resolves.toBeDefined();
+    expect(store.ready()).toBe(true);
+    clock.now += 2 * 3_600_000;
+    await expect(store.getKey(header)).rejects.toBeInstanceOf(KeysUnavailableError);
+    expect(store.ready()).toBe(false);
+  });
+
+  it('when the provider is down at start, then nothing is ready and every key is unavailable, until it is back', async () => {
+    provider.setDown(true);
+    const key = await signingKey('ES256', 'late');
+    provider.publish([key]);
+    const store = createKeyStore({
+      issuer: provider.issuer,
+      jwksUrl: undefined,
+      logger: pino({ level: 'silent' }),
+      retryEveryMs: 50,
+    });
+    stores.push(store);
+    await store.start();
+    expect(store.ready()).toBe(false);
+    expect(store.ageSeconds()).toBeUndefined();
+    await expect(store.getKey(await headerOf(await provider.token(key)))).rejects.toBeInstanceOf(
+      KeysUnavailableError,
+    );
+    provider.setDown(false);
+    for (let tries = 0; tries < 100 && !store.ready(); tries += 1)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(store.ready()).toBe(true);
+    expect(store.failedFetches()).toBeGreaterThanOrEqual(1);
+  });
+});
