@@ -121,6 +121,19 @@ describe('evaluateGoals', () => {
     ).toBe('FAIL');
   });
 
+  it('when a JWT target reaches 0.9x the static token at c16, then PASS; below it, FAIL', () => {
+    const goals = evaluateGoals(
+      [
+        run('memory', [figures(16, 1000)]),
+        run('jwt-es256', [figures(16, 900)]),
+        run('jwt-rs256', [figures(16, 899)]),
+      ],
+      [16],
+    );
+    expect(statusOf(goals, 'ES256 JWT c16: req/s >= 0.9x a static token')).toBe('PASS');
+    expect(statusOf(goals, 'RS256 JWT c16: req/s >= 0.9x a static token')).toBe('FAIL');
+  });
+
   describe('hostile bodies, judged round by round', () => {
     const hostile = (ratios: number[]): HostileBodiesFigures => ({
       bytes: 60_000,

@@ -211,6 +211,14 @@ export function evaluateGoals(runs: readonly TargetRun[], connections: readonly 
     (v) => v <= 150,
     `${rss === undefined ? '' : format.mb(rss)}`,
   );
+  for (const key of ['jwt-es256', 'jwt-rs256'] as const) {
+    judge(
+      `${key === 'jwt-es256' ? 'ES256' : 'RS256'} JWT c16: req/s >= 0.9x a static token`,
+      ratio(key, 'memory', 16)?.rps,
+      (v) => v >= 0.9,
+      '%',
+    );
+  }
   goals.push(...hostileGoals(runs));
   return goals;
 }

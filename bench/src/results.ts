@@ -14,6 +14,8 @@ export const TARGET_KEYS = [
   'postgres',
   'growth',
   'hostile',
+  'jwt-es256',
+  'jwt-rs256',
 ] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
@@ -29,6 +31,8 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   postgres: 'service, PostgreSQL',
   growth: 'service, PostgreSQL, 1M rows',
   hostile: 'service, memory:, hostile bodies',
+  'jwt-es256': 'service, memory:, ES256 JWT',
+  'jwt-rs256': 'service, memory:, RS256 JWT',
 };
 
 /** The baseline each target's figures are printed as a ratio to. */
@@ -40,6 +44,8 @@ export const PRIMARY_BASELINE: Readonly<Partial<Record<TargetKey, TargetKey>>> =
   'postgres-single': 'bare-pg',
   postgres: 'bare-pg',
   growth: 'postgres',
+  'jwt-es256': 'memory',
+  'jwt-rs256': 'memory',
 };
 
 /** Every ratio the run reports, the primary ones first. */
@@ -54,6 +60,8 @@ export const COMPARISONS: ReadonlyArray<readonly [subject: TargetKey, baseline: 
   ['postgres', 'postgres-single'],
   ['postgres', 'pgbench'],
   ['growth', 'postgres'],
+  ['jwt-es256', 'memory'],
+  ['jwt-rs256', 'memory'],
 ];
 
 export interface LevelFigures extends LoadResult {

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureHostileBodies } from './hostile-bodies.ts';
+import { BENCH_AUDIENCE, startBenchProvider } from './jwt-provider.ts';
 import { type LoadResult, nextInt64Body, nextSafeIntegerBody, runLoad } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runPgbench } from './pgbench.ts';
@@ -62,6 +63,7 @@ async function measureLevel(
   child: RunningChild,
   connections: number,
   nextBody: () => string,
+  token = context.token,
 ): Promise<LevelFigures> {
   const peak = new PeakRss(child.pid);
   const serverCpuBefore = processCpuSeconds(child.pid);
@@ -70,7 +72,7 @@ async function measureLevel(
     url: child.url,
     connections,
     durationSeconds: context.options.durationSeconds,
-    token: context.token,
+    token,
     nextBody,
   });
   const machineAfter = machineCpuSeconds();
@@ -87,14 +89,10 @@ async function measureLevel(
 }
 
 /** One request before the load, so that a target that refuses it fails loudly instead of measuring its errors. */
-async function checkOneCreate(
-  context: BenchContext,
-  child: RunningChild,
-  nextBody: () => string,
-): Promise<void> {
+async function checkOneCreate(child: RunningChild, nextBody: () => string, token: string): Promise<void> {
   const response = await fetch(`${child.url}/plants`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${context.token}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: nextBody(),
     signal: AbortSignal.timeout(10_000),
   });
@@ -102,18 +100,25 @@ async function checkOneCreate(
   if (!response.ok) throw new Error(`POST /plants answered ${response.status} before the load: ${text}`);
 }
 
-async function warmUp(context: BenchContext, child: RunningChild, nextBody: () => string): Promise<void> {
+async function warmUp(
+  context: BenchContext,
+  child: RunningChild,
+  nextBody: () => string,
+  token: string,
+): Promise<void> {
   await runLoad({
     url: child.url,
     connections: 16,
     durationSeconds: context.options.warmupSeconds,
-    token: context.token,
+    token,
     nextBody,
   });
 }
 
 interface ServerTarget {
   readonly key: TargetKey;
+  /** The bearer token of its requests; the run's static token when absent. */
+  readonly token?: string;
   readonly spec: ServerSpec;
   readonly nextBody: () => string;
   readonly connections?: readonly number[];
@@ -128,11 +133,12 @@ async function runServerTarget(context: BenchContext, target: ServerTarget): Pro
   const child = await startServer(target.spec);
   context.log(`  up at ${child.url} (pid ${child.pid})`);
   try {
-    await checkOneCreate(context, child, target.nextBody);
-    await warmUp(context, child, target.nextBody);
+    const token = target.token ?? context.token;
+    await checkOneCreate(child, target.nextBody, token);
+    await warmUp(context, child, target.nextBody, token);
     for (const connections of target.connections ?? context.options.connections) {
       await target.beforeLevel?.();
-      run.levels.push(await measureLevel(context, child, connections, target.nextBody));
+      run.levels.push(await measureLevel(context, child, connections, target.nextBody, token));
     }
     const more = (await target.afterLevels?.(child, run)) ?? [];
     return [run, ...more];
@@ -334,6 +340,34 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
     }
     case 'hostile':
       return [await runHostileBodies(context)];
+    case 'jwt-es256':
+    case 'jwt-rs256': {
+      // The service on memory: with JWT on, loaded with one access token of the bench's provider (the
+      // verified-token cache then answers after the first request, as for a client reusing its token).
+      const provider = await startBenchProvider();
+      try {
+        const runs = await runServerTarget(context, {
+          key,
+          token: await provider.token(key === 'jwt-es256' ? 'ES256' : 'RS256'),
+          spec: {
+            ...nodeServer(context, `service (memory:, ${key})`, apiArgs(context), {
+              DATABASE_URL: 'memory:',
+              JWT_ISSUER: provider.issuer,
+              JWT_JWKS_URL: provider.jwksUrl,
+              JWT_AUDIENCE: BENCH_AUDIENCE,
+            }),
+            readyPath: '/readyz',
+          },
+          nextBody: nextInt64Body,
+        });
+        runs[0]?.notes.push(
+          'one access token for the whole run, as a client reuses its token until it expires',
+        );
+        return runs;
+      } finally {
+        await provider.close();
+      }
+    }
     case 'postgres':
     case 'growth': {
       const url = requirePostgres(context);
