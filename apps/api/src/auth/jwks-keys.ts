@@ -37,7 +37,10 @@ export class KeysUnavailableError extends Error {
 export interface KeyStore {
   /** The key for a token's header, as jose's jwtVerify takes it. */
   getKey(header: JWTHeaderParameters): ReturnType<ReturnType<typeof createLocalJWKSet>>;
-  /** Whether keys were loaded once and are still within their bound: /readyz. */
+  /**
+   * Whether keys were loaded once: /readyz (DESIGN.md). Past the bound of an outage JWTs get 503, but the
+   * replica stays ready, so that static tokens keep reaching it behind a load balancer.
+   */
   ready(): boolean;
   /** Seconds since the keys were last fetched; undefined before the first fetch. */
   ageSeconds(): number | undefined;
@@ -138,7 +141,7 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
         return keys(header);
       }
     },
-    ready: fresh,
+    ready: () => keys !== undefined,
     ageSeconds: () => (loadedAt === undefined ? undefined : (now() - loadedAt) / 1000),
     failedFetches: () => failures,
     async start() {
