@@ -53,8 +53,10 @@ if (turbo.status !== 0 && failed === 0) failed = 1; // turbo failed outside any 
 const totalsFile = process.env.TEST_TOTALS_FILE;
 if (totalsFile) {
   console.log(`this run: ${skipped} skipped, ${passed} passed, ${failed} failed`);
-  const earlier = existsSync(totalsFile)
-    ? (JSON.parse(readFileSync(totalsFile, 'utf8')) as { passed: number; failed: number; skipped: number })
+  // Missing or empty (as `mktemp` leaves it): this is the first run.
+  const kept = existsSync(totalsFile) ? readFileSync(totalsFile, 'utf8').trim() : '';
+  const earlier = kept
+    ? (JSON.parse(kept) as { passed: number; failed: number; skipped: number })
     : { passed: 0, failed: 0, skipped: 0 };
   passed += earlier.passed;
   failed += earlier.failed;
