@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   API_IMAGE,
   buildApiImage,
+  DRILL_LABEL,
   docker,
   inspect,
   publishedUrl,
@@ -21,11 +22,14 @@ import { countDurable, createPlant, createUnderLoad, sum } from '../src/load.ts'
 const TOKEN = 'drill-token-0123456789abcdef';
 const containers: string[] = [];
 const volumes: string[] = [];
+// The drills' containers talk only to the host, on a network of this run's own.
+const network = uniqueName('net');
 
 warnIfNoEngine('The api image drills');
 
 describe.skipIf(!ENGINE)('the api image', () => {
   beforeAll(async () => {
+    await docker(['network', 'create', '--label', DRILL_LABEL, network]);
     const started = performance.now();
     await buildApiImage();
     recordFigure(
@@ -38,6 +42,7 @@ describe.skipIf(!ENGINE)('the api image', () => {
 
   afterAll(async () => {
     await removeAll(containers, volumes);
+    await docker(['network', 'rm', network]).catch(() => {});
   });
 
   /** The image's own HEALTHCHECK timing with `ownHealthTiming`; else checked every second, to wait less. */
@@ -45,7 +50,10 @@ describe.skipIf(!ENGINE)('the api image', () => {
     const name = uniqueName('api');
     containers.push(name);
     const quick = ownHealthTiming ? [] : ['--health-interval', '1s', '--health-start-period', '0s'];
-    return runApi(API_IMAGE, { name, args: ['--env', `API_TOKENS=${TOKEN}`, ...quick, ...args] });
+    return runApi(API_IMAGE, {
+      name,
+      args: ['--network', network, '--env', `API_TOKENS=${TOKEN}`, ...quick, ...args],
+    });
   }
 
   function newVolume(): string {
@@ -56,12 +64,12 @@ describe.skipIf(!ENGINE)('the api image', () => {
 
   test('runs as the non-root user node (uid 1000), as its configuration says', async () => {
     expect(await docker(['image', 'inspect', '--format', '{{.Config.User}}', API_IMAGE])).toBe('node');
-    expect(await docker(['run', '--rm', '--entrypoint', 'id', API_IMAGE, '-u'])).toBe('1000');
+    expect(await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'id', API_IMAGE, '-u'])).toBe('1000');
   });
 
   test('holds the production dependencies only: koa, no vitest, typescript or testcontainers', async () => {
     const installed = (
-      await docker(['run', '--rm', '--entrypoint', 'ls', API_IMAGE, '/app/node_modules/.pnpm'])
+      await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'ls', API_IMAGE, '/app/node_modules/.pnpm'])
     ).split('\n');
     expect(installed.some((entry) => entry.startsWith('koa@'))).toBe(true);
     const dev = installed.filter((entry) =>
