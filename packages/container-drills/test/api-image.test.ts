@@ -64,12 +64,23 @@ describe.skipIf(!ENGINE)('the api image', () => {
 
   test('runs as the non-root user node (uid 1000), as its configuration says', async () => {
     expect(await docker(['image', 'inspect', '--format', '{{.Config.User}}', API_IMAGE])).toBe('node');
-    expect(await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'id', API_IMAGE, '-u'])).toBe('1000');
+    expect(await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'id', API_IMAGE, '-u'])).toBe(
+      '1000',
+    );
   });
 
   test('holds the production dependencies only: koa, no vitest, typescript or testcontainers', async () => {
     const installed = (
-      await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'ls', API_IMAGE, '/app/node_modules/.pnpm'])
+      await docker([
+        'run',
+        '--rm',
+        '--network',
+        'none',
+        '--entrypoint',
+        'ls',
+        API_IMAGE,
+        '/app/node_modules/.pnpm',
+      ])
     ).split('\n');
     expect(installed.some((entry) => entry.startsWith('koa@'))).toBe(true);
     const dev = installed.filter((entry) =>
