@@ -2,8 +2,10 @@
 // `N passed, N failed`, because neither turbo nor vitest prints a total across packages. Skipped
 // tests are counted on the line before it, never as passed.
 // Exits non-zero when any test failed, a package's run failed, or a package wrote no report.
+// With TEST_TOTALS_FILE set, the counts of earlier runs kept in that file are added in, and this
+// run's are added to it: CI runs the server legs twice, and its closing line counts both runs.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarizeReport } from '../packages/test-support/src/test-reports.ts';
 
@@ -53,6 +55,20 @@ const filtered = process.argv.slice(2).some((arg) => arg.startsWith('--filter'))
 if (!filtered) for (const problem of problems) console.log(problem);
 const ok = turbo.status === 0 && failed === 0 && (filtered || problems.length === 0);
 if (turbo.status !== 0 && failed === 0) failed = 1; // turbo failed outside any test: count it.
+const totalsFile = process.env.TEST_TOTALS_FILE;
+if (totalsFile) {
+  console.log(`this run: ${skipped} skipped, ${passed} passed, ${failed} failed`);
+  // Missing or empty (as `mktemp` leaves it): this is the first run.
+  const kept = existsSync(totalsFile) ? readFileSync(totalsFile, 'utf8').trim() : '';
+  const earlier = kept
+    ? (JSON.parse(kept) as { passed: number; failed: number; skipped: number })
+    : { passed: 0, failed: 0, skipped: 0 };
+  passed += earlier.passed;
+  failed += earlier.failed;
+  skipped += earlier.skipped;
+  writeFileSync(totalsFile, JSON.stringify({ passed, failed, skipped }));
+  console.log(`with the earlier runs in ${totalsFile}:`);
+}
 console.log(
   `${skipped} skipped${skipped > 0 ? ' (not counted as passed: each is named above, and its "DID NOT RUN" block in the output says why)' : ''}`,
 );

@@ -53,30 +53,55 @@ export async function createTestSchema(connectionString: string, source: string)
   };
 }
 
+/** The image the container leg runs; the official one unless TEST_POSTGRES_IMAGE names another. */
+export const DEFAULT_TEST_POSTGRES_IMAGE = 'postgres:17-alpine';
+/** Every container started here carries this label, so that a check can see none is left behind. */
+export const TEST_CONTAINER_LABEL = 'plant-store.test';
+
+/** The message for an image that is not on the engine: it is never pulled here, so say how to make it. */
+export function missingImageMessage(image: string): string {
+  return (
+    `the PostgreSQL image ${image} (TEST_POSTGRES_IMAGE) is not on this Docker engine, and tests never pull one. ` +
+    `Pull it where a registry answers (docker pull ${image}), or make the stand-in with \`pnpm docker:prepare\` ` +
+    'and run with TEST_POSTGRES_IMAGE=localhost/plant-store-ci/postgres:15'
+  );
+}
+
 async function startContainer(): Promise<TestPostgres | undefined> {
+  // Ryuk, testcontainers' reaper, is an image of its own that cannot be pulled everywhere: it is
+  // off, and cleanup() stops and removes the container (each test file calls it in afterAll).
+  process.env.TESTCONTAINERS_RYUK_DISABLED ??= 'true';
   // Loaded only when needed: testcontainers is slow to import and useless with TEST_DATABASE_URL.
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-  const image = 'postgres:17-alpine';
+  const { PullPolicy, getContainerRuntimeClient, ImageName } = await import('testcontainers');
+  const image = process.env.TEST_POSTGRES_IMAGE || DEFAULT_TEST_POSTGRES_IMAGE;
+  let client: Awaited<ReturnType<typeof getContainerRuntimeClient>>;
   try {
-    const container = await new PostgreSqlContainer(image).start();
-    return {
-      connectionString: container.getConnectionUri(),
-      source: `testcontainers ${image}`,
-      async cleanup() {
-        await container.stop();
-      },
-    };
+    client = await getContainerRuntimeClient();
   } catch (error) {
     if (error instanceof Error && error.message.includes(NO_CONTAINER_RUNTIME)) {
       warnDidNotRun(
         'PostgreSQL server tests',
         `TEST_DATABASE_URL is not set and testcontainers found no container runtime (${error.message})`,
-        'set TEST_DATABASE_URL, e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm test, or start Docker',
+        'set TEST_DATABASE_URL, e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm test, or start Docker (pnpm docker:prepare)',
       );
       return undefined;
     }
     throw error;
   }
+  // An engine answers: from here on, anything missing is a failure, never a skip.
+  if (!(await client.image.exists(ImageName.fromString(image)))) throw new Error(missingImageMessage(image));
+  const container = await new PostgreSqlContainer(image)
+    .withPullPolicy(PullPolicy.neverPull())
+    .withLabels({ [TEST_CONTAINER_LABEL]: 'postgres' })
+    .start();
+  return {
+    connectionString: container.getConnectionUri(),
+    source: `testcontainers ${image}`,
+    async cleanup() {
+      await container.stop({ remove: true, removeVolumes: true });
+    },
+  };
 }
 
 /**

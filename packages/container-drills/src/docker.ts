@@ -1,0 +1,160 @@
+/**
+ * The Docker engine as the drills use it: Debian's client (it builds with BuildKit), names that a
+ * run owns (so that it removes exactly what it made), and the images the drills need.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Debian's client where it is installed (the newer one some machines have first on PATH cannot build). */
+export const DOCKER =
+  process.env.PLANT_STORE_DOCKER ?? (existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
+export const REPO_ROOT = join(import.meta.dirname, '..', '..', '..');
+/** Every container, volume and network a drill makes carries this label; CI checks none is left. */
+export const DRILL_LABEL = 'plant-store.drill';
+export const STANDIN_NODE_IMAGE = 'localhost/plant-store-ci/node:24';
+export const OFFICIAL_NODE_IMAGE = 'node:24.21.0-bookworm-slim';
+/** The api image the drills build (BuildKit's cache makes a rebuild of unchanged sources quick). */
+export const API_IMAGE = process.env.PLANT_STORE_API_IMAGE ?? 'localhost/plant-store-ci/api:drill';
+
+/** Whether an engine answers; false when there is no client or no daemon. */
+export function engineAnswers(): boolean {
+  const result = spawnSync(DOCKER, ['info', '--format', '{{.ServerVersion}}'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  return result.status === 0 && result.stdout.trim() !== '';
+}
+
+/** Runs the client; rejects with its stderr in the message. */
+export async function docker(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<string> {
+  try {
+    const { stdout } = await run(DOCKER, args, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DOCKER_BUILDKIT: '1', ...options.env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout.trim();
+  } catch (error) {
+    const failure = error as { stderr?: string; message: string };
+    throw new Error(`docker ${args.join(' ')} failed: ${failure.stderr?.trim() || failure.message}`);
+  }
+}
+
+export async function imagePresent(image: string): Promise<boolean> {
+  return docker(['image', 'inspect', '--format', '{{.Id}}', image]).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A name no other run uses: `plant-store-drill-<what>-<random>`. */
+export function uniqueName(what: string): string {
+  return `plant-store-drill-${what}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The base image for the api: the official one when present, else the stand-in; else a clear failure. */
+export async function nodeBaseImage(): Promise<string> {
+  const wanted = process.env.PLANT_STORE_NODE_IMAGE;
+  for (const image of wanted ? [wanted] : [OFFICIAL_NODE_IMAGE, STANDIN_NODE_IMAGE]) {
+    if (await imagePresent(image)) return image;
+  }
+  throw new Error(
+    `no Node 24 base image is present (${wanted ?? `${OFFICIAL_NODE_IMAGE} or ${STANDIN_NODE_IMAGE}`}) and none can be pulled here: run \`pnpm docker:prepare\``,
+  );
+}
+
+/**
+ * Builds docker/Dockerfile into API_IMAGE, never pulling. A machine whose npm traffic passes a
+ * TLS-inspecting proxy names its CA bundle in NODE_EXTRA_CA_CERTS; the build gets it as a secret.
+ */
+export async function buildApiImage(): Promise<string> {
+  const base = await nodeBaseImage();
+  const ca = process.env.NODE_EXTRA_CA_CERTS;
+  await docker([
+    'build',
+    '--network',
+    'host',
+    '--pull=false',
+    '--quiet',
+    '--file',
+    'docker/Dockerfile',
+    '--build-arg',
+    `NODE_IMAGE=${base}`,
+    ...(ca && existsSync(ca) ? ['--secret', `id=extra_ca,src=${ca}`] : []),
+    '--tag',
+    API_IMAGE,
+    '.',
+  ]);
+  return API_IMAGE;
+}
+
+export interface Container {
+  readonly name: string;
+  /** `http://127.0.0.1:<published port>` for the container's port 3000. */
+  readonly url: string;
+}
+
+/** Starts a detached, labelled container of `image` with port 3000 published on a free loopback port. */
+export async function runApi(
+  image: string,
+  options: { readonly args?: readonly string[]; readonly name?: string },
+): Promise<Container> {
+  const name = options.name ?? uniqueName('api');
+  await docker([
+    'run',
+    '--detach',
+    '--name',
+    name,
+    '--label',
+    DRILL_LABEL,
+    '--publish',
+    '127.0.0.1::3000',
+    ...(options.args ?? []),
+    image,
+  ]);
+  return { name, url: await publishedUrl(name) };
+}
+
+export async function publishedUrl(name: string): Promise<string> {
+  const binding = (await docker(['port', name, '3000/tcp'])).split('\n')[0] ?? '';
+  return `http://${binding}`;
+}
+
+export async function inspect(name: string, format: string): Promise<string> {
+  return docker(['inspect', '--format', format, name]);
+}
+
+/** Waits until the HEALTHCHECK says healthy; fails on unhealthy or an exited container, with its log. */
+export async function waitHealthy(name: string, limitMs = 120_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const [state, health] = (
+      await inspect(name, '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}')
+    ).split(' ');
+    if (health === 'healthy') return performance.now() - started;
+    if (state !== 'running' || health === 'unhealthy' || performance.now() - started > limitMs) {
+      const logs = await docker(['logs', '--tail', '30', name]).catch((error: Error) => error.message);
+      throw new Error(
+        `container ${name} is ${state}/${health || 'no health'}, not healthy; its log:\n${logs}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Removes the containers and volumes given, whatever their state; never throws. */
+export async function removeAll(
+  containers: readonly string[],
+  volumes: readonly string[] = [],
+): Promise<void> {
+  if (containers.length > 0) await docker(['rm', '--force', '--volumes', ...containers]).catch(() => {});
+  if (volumes.length > 0) await docker(['volume', 'rm', '--force', ...volumes]).catch(() => {});
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `pnpm docker:prepare`: make a Docker engine answer and the images the project's container runs
+# use present, on a machine with no container registry.
+#
+# 1. An engine: when `docker info` fails, install Debian's docker.io, docker-compose and debootstrap
+#    (as root, with apt-get) and start dockerd. The engine is started so that every pull fails at once
+#    (its HTTP(S) proxy is a closed loopback port): nothing here ever comes from a registry.
+# 2. Stand-in images, built only when absent (see README "Containers"):
+#      localhost/plant-store-ci/debian:bookworm   debootstrap --variant=minbase bookworm, imported
+#      localhost/plant-store-ci/node:24           Debian + the workspace's Node 24 binary + npm, user node (uid 1000)
+#      localhost/plant-store-ci/postgres:15       Debian's PostgreSQL 15, the official image's interface
+#      localhost/plant-store-ci/haproxy:2.6       Debian's HAProxy (the load balancer of the replicas drill)
+#      localhost/plant-store-ci/pgbouncer:1.18    Debian's PgBouncer (the contract suite through a pooler)
+#    Where the official images can be pulled, none of this is needed: the Dockerfile and compose
+#    default to them.
+#
+# Environment: PLANT_STORE_DOCKERD_LOG (default /var/log/plant-store-dockerd.log).
+# Prints `export DOCKER=...` hints; exits non-zero with a sentence saying what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX=localhost/plant-store-ci
+DOCKER_BIN=/usr/bin/docker # Debian's client: it builds with BuildKit (the newer one on PATH may not).
+DOCKERD_LOG=${PLANT_STORE_DOCKERD_LOG:-/var/log/plant-store-dockerd.log}
+export DOCKER_BUILDKIT=1
+
+say() { printf -- '--- docker:prepare: %s\n' "$*"; }
+die() {
+  printf 'docker:prepare: %s\n' "$*" >&2
+  exit 1
+}
+elapsed() { echo "$(($(date +%s) - $1)) s"; }
+
+engine_answers() { [ -x "$DOCKER_BIN" ] && "$DOCKER_BIN" info >/dev/null 2>&1; }
+
+install_packages() {
+  local missing=()
+  [ -x /usr/sbin/dockerd ] || missing+=(docker.io)
+  command -v docker-compose >/dev/null || missing+=(docker-compose)
+  command -v debootstrap >/dev/null || missing+=(debootstrap)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  [ "$(id -u)" = 0 ] || die "no Docker engine answers and ${missing[*]} are not installed; as root, run: apt-get install -y ${missing[*]}"
+  command -v apt-get >/dev/null || die "no Docker engine answers, and this machine has no apt-get to install ${missing[*]}"
+  local start
+  start=$(date +%s)
+  say "installing ${missing[*]} from Debian"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  say "installed in $(elapsed "$start")"
+}
+
+start_engine() {
+  [ "$(id -u)" = 0 ] || die "no Docker engine answers at $DOCKER_BIN; dockerd needs root to start (sudo pnpm docker:prepare)"
+  say "starting dockerd (log: $DOCKERD_LOG)"
+  # --iptables=false: this machine's kernel rules are not dockerd's to change; containers reach each
+  # other on their own networks and the host through published ports (docker-proxy).
+  # The proxies point at a closed port, so a pull fails at once instead of hanging.
+  HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY= \
+    setsid nohup /usr/sbin/dockerd --iptables=false >>"$DOCKERD_LOG" 2>&1 </dev/null &
+  for _ in $(seq 1 60); do
+    engine_answers && return 0
+    sleep 0.5
+  done
+  tail -n 20 "$DOCKERD_LOG" >&2 || true
+  die "dockerd did not answer within 30 s (its log above, in full at $DOCKERD_LOG)"
+}
+
+image_present() { "$DOCKER_BIN" image inspect "$1" >/dev/null 2>&1; }
+
+build_standin() { # name dockerfile context [build args...]
+  local name=$1 dockerfile=$2 context=$3 start
+  shift 3
+  image_present "$name" && return 0
+  start=$(date +%s)
+  say "building $name"
+  "$DOCKER_BIN" build --network host --pull=false --progress=plain -q -f "$dockerfile" -t "$name" \
+    --build-arg "DEBIAN_IMAGE=$PREFIX/debian:bookworm" "$@" "$context" >/dev/null
+  say "$name built in $(elapsed "$start")"
+}
+
+debian_image() {
+  local name=$PREFIX/debian:bookworm
+  image_present "$name" && return 0
+  command -v debootstrap >/dev/null || install_packages
+  [ "$(id -u)" = 0 ] || die "$name is missing; debootstrap needs root to make it"
+  local mirror start rootfs
+  # The mirror apt already uses (deb822 or one-line sources), else Debian's own.
+  mirror=$(grep -h -o -E '(URIs:|^deb) +https?://[^ ]+' /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
+    grep -v security | head -n 1 | awk '{print $2}' || true)
+  mirror=${mirror:-http://deb.debian.org/debian}
+  start=$(date +%s)
+  rootfs=$(mktemp -d /tmp/plant-store-rootfs.XXXXXX)
+  say "debootstrap bookworm from $mirror"
+  if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$rootfs.log" 2>&1; then
+    tail -n 20 "$rootfs.log" >&2
+    die "debootstrap failed (log: $rootfs.log)"
+  fi
+  rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/*
+  tar -C "$rootfs" --numeric-owner -c . | "$DOCKER_BIN" import -c 'CMD ["bash"]' - "$name" >/dev/null
+  rm -rf "$rootfs" "$rootfs.log"
+  say "$name made in $(elapsed "$start")"
+}
+
+node_image() {
+  local name=$PREFIX/node:24
+  image_present "$name" && return 0
+  local node npm context
+  node=$(pnpm exec node -p process.execPath)
+  [ "$(pnpm exec node -p 'process.versions.node.split(".")[0]')" = 24 ] || die "the workspace's node is not Node 24 ($node)"
+  npm=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+  [ -f "$npm/package.json" ] || die "npm's folder not found (looked at $npm)"
+  context=$(mktemp -d /tmp/plant-store-node.XXXXXX)
+  cp "$node" "$context/node"
+  cp -r "$npm" "$context/npm"
+  build_standin "$name" docker/standins/node.Dockerfile "$context"
+  rm -rf "$context"
+}
+
+total=$(date +%s)
+if ! engine_answers; then
+  install_packages
+  start_engine
+fi
+say "engine: $("$DOCKER_BIN" version --format 'server {{.Server.Version}}, client {{.Client.Version}}')"
+debian_image
+node_image
+build_standin "$PREFIX/postgres:15" docker/standins/postgres.Dockerfile docker/standins
+build_standin "$PREFIX/haproxy:2.6" docker/standins/haproxy.Dockerfile docker/standins
+build_standin "$PREFIX/pgbouncer:1.18" docker/standins/pgbouncer.Dockerfile docker/standins
+say "ready in $(elapsed "$total"); images:"
+"$DOCKER_BIN" image ls --format '  {{.Repository}}:{{.Tag}}  {{.Size}}' "$PREFIX/*"
