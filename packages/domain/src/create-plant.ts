@@ -1,6 +1,7 @@
 import { PlantConflictError } from './errors.ts';
 import { parseNewPlant } from './new-plant.schema.ts';
 import { hasSameContent, type Plant, toPlant } from './plant.ts';
+import { plantCreated } from './plant-created.ts';
 import type { PlantRepository } from './plant-repository.port.ts';
 
 export interface CreatePlantDeps {
@@ -20,7 +21,7 @@ export interface CreatePlantResult {
  */
 export async function createPlant(deps: CreatePlantDeps, input: unknown): Promise<CreatePlantResult> {
   const plant = parseNewPlant(input);
-  const outcome = await deps.plants.insertIfAbsent(plant);
+  const outcome = await deps.plants.insertIfAbsent(plant, plantCreated(plant));
   if (outcome.inserted) return { plant: toPlant(plant), created: true };
   // A client that lost our answer may send the same plant again: that is a retry, not a conflict.
   if (hasSameContent(outcome.existing, plant)) return { plant: toPlant(outcome.existing), created: false };

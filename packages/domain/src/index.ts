@@ -19,6 +19,7 @@ export {
 } from './new-plant.schema.ts';
 export { hasSameContent, INT64_MAX, INT64_MIN, type NewPlant, type Plant, toPlant } from './plant.ts';
 export { type PlantCreated, plantCreated } from './plant-created.ts';
+export type { PlantEventOutbox, RecordedEvent } from './plant-event-outbox.port.ts';
 export {
   DEFAULT_PAGE_LIMIT,
   ListPlantsParametersSchema,

@@ -1,4 +1,5 @@
 import type { NewPlant } from './plant.ts';
+import type { PlantCreated } from './plant-created.ts';
 
 /** What an insert found: the plant is now stored, or the plant already stored under its id. */
 export type InsertOutcome =
@@ -12,8 +13,12 @@ export interface PlantRepository {
    * concurrent calls for one id exactly one inserts, and the others get what it stored.
    * Resolves only once the plant is durable, as far as the adapter promises durability.
    * Rejects with StorageUnavailableError when storage cannot be reached.
+   *
+   * `created` is the event of this creation: on a storage that keeps events (PlantStorage.events),
+   * an insert records it in the same atomic step as the plant (a transactional outbox), and an
+   * insert that stores nothing records nothing. Elsewhere it is ignored.
    */
-  insertIfAbsent(plant: NewPlant): Promise<InsertOutcome>;
+  insertIfAbsent(plant: NewPlant, created?: PlantCreated): Promise<InsertOutcome>;
 
   /** The plant stored under this id, exactly as it was stored, or undefined. */
   findById(id: bigint): Promise<NewPlant | undefined>;

@@ -8,6 +8,7 @@ import {
 import { randomPlantId } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeDeletingContract } from './deleting-contract.ts';
+import { describeEventsContract, describeNoEventsContract } from './events-contract.ts';
 import { describeListingContract } from './listing-contract.ts';
 import { checkCreatePlantAgainstModel, checkRoundTrip } from './plant-properties.ts';
 import { BOUNDARY_IDS, SAMPLE_STRINGS } from './sample-strings.ts';
@@ -19,7 +20,7 @@ export interface PlantStorageHarness {
    * Opens the adapter's store. Called several times; for a durable adapter every call opens the
    * same underlying store, and the contract closes each storage before it opens the next.
    */
-  open(): Promise<PlantStorage>;
+  open(options?: { readonly events?: boolean }): Promise<PlantStorage>;
   /** true when open() after close() sees the same stored plants */
   durable: boolean;
 }
@@ -197,6 +198,14 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
       describe('deleting', () => {
         describeDeletingContract(plants);
       });
+    });
+
+    describe('without events', () => {
+      describeNoEventsContract(() => harness.open());
+    });
+
+    describe('events (the outbox)', () => {
+      describeEventsContract(() => harness.open({ events: true }), harness.durable);
     });
 
     describe('once closed', () => {

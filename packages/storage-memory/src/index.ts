@@ -1,2 +1,2 @@
 export { createMemoryPlantRepository } from './memory-plant-repository.ts';
-export { openMemoryPlantStorage } from './memory-plant-storage.ts';
+export { type MemoryPlantStorageOptions, openMemoryPlantStorage } from './memory-plant-storage.ts';

@@ -1,22 +1,69 @@
-import { type PlantRepository, type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
+import { randomUUID } from 'node:crypto';
+import {
+  type PlantEventOutbox,
+  type PlantRepository,
+  type PlantStorage,
+  type RecordedEvent,
+  StorageUnavailableError,
+} from '@plant-store/domain';
 import { createMemoryPlantRepository } from './memory-plant-repository.ts';
+
+export interface MemoryPlantStorageOptions {
+  /** Keep the event of every plant created, for `events` to hand on. Default: off. */
+  readonly events?: boolean;
+}
+
+/**
+ * An outbox in memory: events wait in the order they were recorded. A relay takes the oldest; if its
+ * `forward` rejects they are put back in front, so nothing is lost while the process lives.
+ */
+function createMemoryOutbox(ensureOpen: () => void): {
+  readonly outbox: PlantEventOutbox<undefined>;
+  record(event: RecordedEvent['event']): void;
+} {
+  let waiting: RecordedEvent[] = [];
+  return {
+    record(event) {
+      waiting.push({ id: randomUUID(), recordedAt: new Date(), event });
+    },
+    outbox: {
+      async relay(limit, forward) {
+        ensureOpen();
+        const taken = waiting.slice(0, limit);
+        if (taken.length === 0) return 0;
+        waiting = waiting.slice(taken.length);
+        try {
+          await forward(taken, undefined);
+        } catch (error) {
+          waiting = [...taken, ...waiting];
+          throw error;
+        }
+        return taken.length;
+      },
+      async oldestRecordedAt() {
+        ensureOpen();
+        return waiting[0]?.recordedAt;
+      },
+    },
+  };
+}
 
 /**
  * A PlantStorage in memory. Once closed it answers like any closed storage, with
  * StorageUnavailableError, so callers see the same life cycle whichever adapter they run on.
  */
-export function openMemoryPlantStorage(): PlantStorage {
-  const repository = createMemoryPlantRepository();
+export function openMemoryPlantStorage(options: MemoryPlantStorageOptions = {}): PlantStorage {
   let closed = false;
-
   const ensureOpen = (): void => {
     if (closed) throw new StorageUnavailableError('the in-memory plant storage is closed');
   };
+  const events = options.events ? createMemoryOutbox(ensureOpen) : undefined;
+  const repository = createMemoryPlantRepository(events?.record);
 
   const plants: PlantRepository = {
-    async insertIfAbsent(plant) {
+    async insertIfAbsent(plant, created) {
       ensureOpen();
-      return repository.insertIfAbsent(plant);
+      return repository.insertIfAbsent(plant, created);
     },
     async findById(id) {
       ensureOpen();
@@ -34,6 +81,7 @@ export function openMemoryPlantStorage(): PlantStorage {
 
   return {
     plants,
+    events: events?.outbox,
     async checkReady() {
       ensureOpen();
     },

@@ -1,5 +1,10 @@
+export type { KyselyPlantStorage } from './kysely-plant-storage.ts';
 export { migrateToLatest } from './migrate.ts';
-export { openPglitePlantStorage, type PglitePlantStorageOptions } from './open-pglite-plant-storage.ts';
+export {
+  openPglitePlantStorage,
+  type PglitePlantStorage,
+  type PglitePlantStorageOptions,
+} from './open-pglite-plant-storage.ts';
 export {
   type ConnectionPoolStats,
   openPostgresPlantStorage,

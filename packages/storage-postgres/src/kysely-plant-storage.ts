@@ -1,12 +1,21 @@
-import type { PlantStorage } from '@plant-store/domain';
-import { type Kysely, sql } from 'kysely';
-import { migrateToLatest } from './migrate.ts';
+import type { PlantEventOutbox, PlantStorage } from '@plant-store/domain';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { currentSchema, migrateToLatest } from './migrate.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import {
+  createPostgresEventOutbox,
   createPostgresPlantRepository,
   type PostgresPlantRepositoryOptions,
 } from './postgres-plant-repository.ts';
 import { mapStorageErrors } from './storage-errors.ts';
+
+/** A PlantStorage on PostgreSQL (a server or PGlite), through kysely. */
+export interface KyselyPlantStorage extends PlantStorage {
+  /** With `events: true`: the outbox; `forward` gets the relay's transaction, to write in it. */
+  readonly events?: PlantEventOutbox<Transaction<PlantDatabase>> | undefined;
+  /** The schema the plants live in: whatever else belongs to this store (a job queue) goes there too. */
+  readonly schema: string;
+}
 
 /**
  * Migrates the database behind `db` and wraps it as a PlantStorage that owns it: close()
@@ -15,9 +24,11 @@ import { mapStorageErrors } from './storage-errors.ts';
 export async function openKyselyPlantStorage(
   db: Kysely<PlantDatabase>,
   options: PostgresPlantRepositoryOptions = {},
-): Promise<PlantStorage> {
+): Promise<KyselyPlantStorage> {
+  let schema: string;
   try {
     await migrateToLatest(db);
+    schema = await currentSchema(db);
   } catch (error) {
     await db.destroy().catch(() => {});
     throw error;
@@ -26,6 +37,8 @@ export async function openKyselyPlantStorage(
   let closing: Promise<void> | undefined;
   return {
     plants: createPostgresPlantRepository(db, options),
+    events: options.events ? createPostgresEventOutbox(db) : undefined,
+    schema,
     checkReady: () =>
       mapStorageErrors(async () => {
         await sql`select 1`.execute(db);

@@ -2,6 +2,7 @@ import { StorageUnavailableError } from '@plant-store/domain';
 import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as createPlants from './migrations/0001_create_plants.ts';
+import * as createPlantEvents from './migrations/0002_create_plant_events.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import { isUnavailableError } from './storage-errors.ts';
 
@@ -9,12 +10,13 @@ import { isUnavailableError } from './storage-errors.ts';
 // Names sort in the order the migrations must run.
 const migrations: Record<string, Migration> = {
   '0001_create_plants': createPlants,
+  '0002_create_plant_events': createPlantEvents,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** The schema that unqualified names create in: the first existing one on the search_path. */
-async function currentSchema(db: Kysely<PlantDatabase>): Promise<string> {
+export async function currentSchema(db: Kysely<PlantDatabase>): Promise<string> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   const schema = rows[0]?.schema;
   if (!schema) throw new Error('no schema of the search_path exists: create it, or fix the search_path');

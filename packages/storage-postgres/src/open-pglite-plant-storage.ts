@@ -1,9 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import type { PlantStorage } from '@plant-store/domain';
 import { Kysely, PGliteDialect } from 'kysely';
-import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
+import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 
@@ -12,6 +11,13 @@ export interface PglitePlantStorageOptions {
   readonly dataDir?: string;
   /** Concurrent inserts committed together (see createPostgresPlantRepository); `false`: one INSERT each. */
   readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
+  /** Record the event of each plant created in the outbox (see PlantStorage.events). Default: off. */
+  readonly events?: boolean;
+}
+
+/** The storage on PGlite, and the PGlite instance itself, for whatever else shares its one connection. */
+export interface PglitePlantStorage extends KyselyPlantStorage {
+  readonly pglite: PGlite;
 }
 
 // PGlite does not lock its folder, and two instances writing one folder would corrupt it:
@@ -30,7 +36,9 @@ function claimDataDir(dataDir: string): string {
  * resolves. One process at a time may open a data folder; close() shuts PostgreSQL down
  * cleanly so the folder is consistent for the next open.
  */
-export async function openPglitePlantStorage(options: PglitePlantStorageOptions = {}): Promise<PlantStorage> {
+export async function openPglitePlantStorage(
+  options: PglitePlantStorageOptions = {},
+): Promise<PglitePlantStorage> {
   const { dataDir } = options;
   const claimed = dataDir === undefined ? undefined : claimDataDir(dataDir);
   const release = (): void => {
@@ -38,7 +46,7 @@ export async function openPglitePlantStorage(options: PglitePlantStorageOptions 
   };
 
   let pglite: PGlite | undefined;
-  let storage: PlantStorage;
+  let storage: KyselyPlantStorage;
   try {
     if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
     // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
@@ -50,6 +58,7 @@ export async function openPglitePlantStorage(options: PglitePlantStorageOptions 
       new Kysely<PlantDatabase>({ dialect: new PGliteDialect({ pglite }) }),
       {
         ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+        events: options.events === true,
       },
     );
   } catch (error) {
@@ -58,8 +67,12 @@ export async function openPglitePlantStorage(options: PglitePlantStorageOptions 
     release();
     throw error;
   }
+  const opened = pglite;
   return {
     plants: storage.plants,
+    events: storage.events,
+    schema: storage.schema,
+    pglite: opened,
     checkReady: () => storage.checkReady(),
     close: async () => {
       await storage.close();

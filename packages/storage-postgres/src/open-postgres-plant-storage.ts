@@ -1,8 +1,7 @@
-import type { PlantStorage } from '@plant-store/domain';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { discardBrokenConnections } from './discard-broken-connections.ts';
-import { openKyselyPlantStorage } from './kysely-plant-storage.ts';
+import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 
@@ -25,6 +24,8 @@ export interface PostgresPlantStorageOptions {
    * batches at once; `false`: one INSERT per insert.
    */
   readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
+  /** Record the event of each plant created in the outbox (see PlantStorage.events). Default: off. */
+  readonly events?: boolean;
 }
 
 /** A snapshot of the pg pool, for a service's metrics. */
@@ -39,7 +40,7 @@ export interface ConnectionPoolStats {
 }
 
 /** The storage on a PostgreSQL server, and how its connection pool is used now. */
-export interface PostgresPlantStorage extends PlantStorage {
+export interface PostgresPlantStorage extends KyselyPlantStorage {
   connectionPool(): ConnectionPoolStats;
 }
 
@@ -82,6 +83,7 @@ export async function openPostgresPlantStorage(
     {
       groupCommit:
         options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },
+      events: options.events === true,
     },
   );
   return {

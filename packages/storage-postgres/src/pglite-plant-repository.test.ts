@@ -11,7 +11,7 @@ afterAll(() => rm(tempDir, { recursive: true, force: true }));
 // Nested and missing, so the contract also proves that opening creates the data folder.
 const dataDir = join(tempDir, 'not', 'yet', 'there');
 describePlantRepositoryContract('PGlite on disk', {
-  open: () => openPglitePlantStorage({ dataDir }),
+  open: (options) => openPglitePlantStorage({ dataDir, ...options }),
   durable: true,
 });
 

@@ -9,7 +9,18 @@ export interface PlantsTable {
   created_at: Generated<Date>;
 }
 
+/** The outbox: one row per plant created, until it is handed on for delivery. */
+export interface PlantEventsTable {
+  seq: Generated<bigint>;
+  event_id: Generated<string>;
+  plant_id: bigint;
+  name: string;
+  tag: string | null;
+  recorded_at: Generated<Date>;
+}
+
 /** The tables of the plant store, for `Kysely<PlantDatabase>`. */
 export interface PlantDatabase {
   plants: PlantsTable;
+  plant_events: PlantEventsTable;
 }

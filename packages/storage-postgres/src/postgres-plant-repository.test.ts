@@ -17,17 +17,18 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
   const connectionString = server?.connectionString ?? '';
 
   describePlantRepositoryContract('PostgreSQL server', {
-    open: () => openPostgresPlantStorage({ connectionString }),
+    open: (options) => openPostgresPlantStorage({ connectionString, ...options }),
     durable: true,
   });
 
   // Batches of one, four at once: racing creates of one id meet in the database, in separate
   // statements, instead of being settled within one batch.
   describePlantRepositoryContract('PostgreSQL server, one plant a statement, four statements at once', {
-    open: () =>
+    open: (options) =>
       openPostgresPlantStorage({
         connectionString,
         groupCommit: { maxBatchSize: 1, maxConcurrentBatches: 4 },
+        ...options,
       }),
     durable: true,
   });
@@ -100,7 +101,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         const { rows } = await withClient((client) =>
           client.query<{ name: string }>('select name from kysely_migration'),
         );
-        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants']);
+        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants', '0002_create_plant_events']);
       } finally {
         await Promise.all([first.close(), second.close()]);
       }
@@ -120,7 +121,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           (client) => client.query<{ name: string }>('select name from kysely_migration'),
           fresh.connectionString,
         );
-        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants']);
+        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants', '0002_create_plant_events']);
       } finally {
         await fresh.cleanup();
       }

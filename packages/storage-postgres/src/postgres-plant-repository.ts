@@ -1,5 +1,12 @@
-import type { InsertOutcome, NewPlant, PlantRepository } from '@plant-store/domain';
-import type { Kysely } from 'kysely';
+import type {
+  InsertOutcome,
+  NewPlant,
+  PlantCreated,
+  PlantEventOutbox,
+  PlantRepository,
+  RecordedEvent,
+} from '@plant-store/domain';
+import type { Kysely, Transaction } from 'kysely';
 import { type GroupCommitOptions, groupCommit } from './group-commit.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import { isUnavailableError, mapStorageErrors } from './storage-errors.ts';
@@ -28,11 +35,55 @@ const MAX_INSERT_ROUNDS = 100;
  * ON CONFLICT, as for a single insert), and within the batch the first plant of an id is the one
  * sent, the others of that id are settled against it.
  */
+/** One call of insertIfAbsent: the plant, and its event when the caller has one to record. */
+interface InsertItem {
+  readonly plant: NewPlant;
+  readonly created?: PlantCreated | undefined;
+}
+
+/**
+ * The one statement that stores plants: with `recordFor`, a data-modifying CTE also writes the event
+ * of each of those ids that the INSERT stored, so the plant and its event commit (or not) together.
+ */
+function insertStatement(db: Kysely<PlantDatabase>, sent: readonly NewPlant[], recordFor: readonly bigint[]) {
+  const rows = sent.map(({ id, name, tag }) => ({ id, name, tag: tag ?? null }));
+  if (recordFor.length === 0) {
+    return db
+      .insertInto('plants')
+      .values(rows)
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .returning('id');
+  }
+  return db
+    .with('inserted', (cte) =>
+      cte
+        .insertInto('plants')
+        .values(rows)
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .returning(['id', 'name', 'tag']),
+    )
+    .with('recorded', (cte) =>
+      cte
+        .insertInto('plant_events')
+        .columns(['plant_id', 'name', 'tag'])
+        .expression((eb) =>
+          eb
+            .selectFrom('inserted')
+            .select(['inserted.id', 'inserted.name', 'inserted.tag'])
+            .where('inserted.id', 'in', recordFor),
+        ),
+    )
+    .selectFrom('inserted')
+    .select('inserted.id');
+}
+
 async function insertBatch(
   db: Kysely<PlantDatabase>,
-  plants: readonly NewPlant[],
+  items: readonly InsertItem[],
+  recordEvents: boolean,
   round = 1,
 ): Promise<InsertOutcome[]> {
+  const plants = items.map((item) => item.plant);
   // By position, not by object: a caller may pass one object twice, and only one of them inserts.
   const firstOfId = new Map<bigint, number>();
   plants.forEach((plant, index) => {
@@ -42,12 +93,12 @@ async function insertBatch(
 
   // One statement decides: of racing inserts the primary key lets exactly one through, and
   // ON CONFLICT makes the others wait for it to commit, then do nothing. It resolves once committed.
-  const insertedRows = await db
-    .insertInto('plants')
-    .values(sent.map(({ id, name, tag }) => ({ id, name, tag: tag ?? null })))
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .returning('id')
-    .execute();
+  const recordFor = recordEvents
+    ? [...firstOfId.values()]
+        .filter((index) => items[index]?.created)
+        .map((index) => plants[index]?.id as bigint)
+    : [];
+  const insertedRows = await insertStatement(db, sent, recordFor).execute();
   const inserted = new Set(insertedRows.map((row) => BigInt(row.id)));
 
   // A separate statement takes a fresh snapshot, so it sees the committed winners.
@@ -80,7 +131,8 @@ async function insertBatch(
     }
     const again = await insertBatch(
       db,
-      vanished.map((index) => plants[index] as NewPlant),
+      vanished.map((index) => items[index] as InsertItem),
+      recordEvents,
       round + 1,
     );
     vanished.forEach((index, position) => {
@@ -97,6 +149,68 @@ export interface PostgresPlantRepositoryOptions {
    * time. `false`: one statement per insert, as it comes.
    */
   readonly groupCommit?: Pick<GroupCommitOptions, 'maxBatchSize' | 'maxConcurrentBatches'> | false;
+  /** Record the event of each plant created in the `plant_events` outbox, in the statement that stores it. */
+  readonly events?: boolean;
+}
+
+function toRecordedEvent(row: {
+  event_id: string;
+  recorded_at: Date | string;
+  plant_id: bigint | string | number;
+  name: string;
+  tag: string | null;
+}): RecordedEvent {
+  return {
+    id: row.event_id,
+    recordedAt: new Date(row.recorded_at),
+    event: { type: 'plant.created', plant: toNewPlant({ id: row.plant_id, name: row.name, tag: row.tag }) },
+  };
+}
+
+/**
+ * The `plant_events` outbox. A relay locks the oldest rows (SKIP LOCKED: concurrent relays take
+ * others), hands them on inside the same transaction, and deletes them there: forwarded and removed
+ * together, or neither.
+ */
+export function createPostgresEventOutbox(
+  db: Kysely<PlantDatabase>,
+): PlantEventOutbox<Transaction<PlantDatabase>> {
+  return {
+    relay: (limit, forward) =>
+      mapStorageErrors(() =>
+        db.transaction().execute(async (trx) => {
+          const rows = await trx
+            .selectFrom('plant_events')
+            .select(['seq', 'event_id', 'recorded_at', 'plant_id', 'name', 'tag'])
+            .orderBy('seq')
+            .limit(limit)
+            .forUpdate()
+            .skipLocked()
+            .execute();
+          if (rows.length === 0) return 0;
+          await forward(rows.map(toRecordedEvent), trx);
+          await trx
+            .deleteFrom('plant_events')
+            .where(
+              'seq',
+              'in',
+              rows.map((row) => row.seq),
+            )
+            .execute();
+          return rows.length;
+        }),
+      ),
+    oldestRecordedAt: () =>
+      mapStorageErrors(async () => {
+        const row = await db
+          .selectFrom('plant_events')
+          .select('recorded_at')
+          .orderBy('seq')
+          .limit(1)
+          .executeTakeFirst();
+        return row && new Date(row.recorded_at);
+      }),
+  };
 }
 
 /** A PlantRepository over the `plants` table. The database, not this code, keeps ids unique. */
@@ -104,17 +218,18 @@ export function createPostgresPlantRepository(
   db: Kysely<PlantDatabase>,
   options: PostgresPlantRepositoryOptions = {},
 ): PlantRepository {
+  const recordEvents = options.events === true;
   const insertOne =
     options.groupCommit === false
-      ? async (plant: NewPlant) => (await insertBatch(db, [plant]))[0] as InsertOutcome
-      : groupCommit((plants: readonly NewPlant[]) => insertBatch(db, plants), {
+      ? async (item: InsertItem) => (await insertBatch(db, [item], recordEvents))[0] as InsertOutcome
+      : groupCommit((items: readonly InsertItem[]) => insertBatch(db, items, recordEvents), {
           ...options.groupCommit,
           // A batch that failed for another reason than an outage is run again plant by plant, so
           // that whatever one plant does wrong, the others of its batch are not refused with it.
           retryAlone: (error) => !isUnavailableError(error),
         });
   return {
-    insertIfAbsent: (plant) => mapStorageErrors(() => insertOne(plant)),
+    insertIfAbsent: (plant, created) => mapStorageErrors(() => insertOne({ plant, created })),
     findById: (id) =>
       mapStorageErrors(async () => {
         const row = await db

@@ -1,0 +1,25 @@
+import type { PlantCreated } from './plant-created.ts';
+
+/** An event as the outbox keeps it: its identity (the same on every delivery of it) and when it was recorded. */
+export interface RecordedEvent {
+  /** Unique, stable: receivers deduplicate on it. */
+  readonly id: string;
+  readonly recordedAt: Date;
+  readonly event: PlantCreated;
+}
+
+/**
+ * The events recorded with the plants (PlantRepository.insertIfAbsent), waiting to be handed on to
+ * whatever delivers them. `Tx` is the adapter's transaction, as `forward` may write through it.
+ */
+export interface PlantEventOutbox<Tx = unknown> {
+  /**
+   * Takes up to `limit` of the oldest events and hands them to `forward`, in one transaction where the
+   * adapter has them: they leave the outbox if and only if `forward` resolves, together with what
+   * `forward` wrote through `tx`. Concurrent relays (several processes included) never take one event
+   * twice. Resolves with how many events were handed on.
+   */
+  relay(limit: number, forward: (events: readonly RecordedEvent[], tx: Tx) => Promise<void>): Promise<number>;
+  /** When the oldest event still in the outbox was recorded; undefined when it is empty. */
+  oldestRecordedAt(): Promise<Date | undefined>;
+}
