@@ -46,6 +46,8 @@ export async function createTestSchema(connectionString: string, source: string)
     async cleanup() {
       try {
         await pool.query(`drop schema if exists ${schema} cascade`);
+        // The webhook queue (pg-boss) keeps its tables in a schema beside the store's: see jobQueueSchema.
+        await pool.query(`drop schema if exists ${schema}_pgboss cascade`);
       } finally {
         await pool.end();
       }

@@ -1,0 +1,157 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { attemptDelivery, parseRetryAfter } from './attempt.ts';
+import { parseWebhookSecrets } from './secrets.ts';
+import { newSecret, startTestReceiver, type TestReceiver } from './test-receiver.ts';
+
+const secret = newSecret();
+const keys = parseWebhookSecrets(secret);
+const body = '{"id":9007199254740993,"name":"Monstera","tag":"aroid"}';
+
+let receiver: TestReceiver | undefined;
+afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
+});
+
+async function receiverAnswering(
+  status: number,
+  headers: Record<string, string> = {},
+): Promise<TestReceiver> {
+  receiver = await startTestReceiver([secret]);
+  receiver.answer = (_request, response) => {
+    response.writeHead(status, headers);
+    response.end('{"ignored":true}');
+  };
+  return receiver;
+}
+
+describe('attemptDelivery', () => {
+  it('when the receiver answers 2xx, then it is delivered, signed so that standardwebhooks verifies it', async () => {
+    const { url, received } = await receiverAnswering(200);
+    const outcome = await attemptDelivery({ url, eventId: 'evt_1', body }, { keys, timeoutMs: 5_000 });
+    expect(outcome).toStrictEqual({ kind: 'delivered', status: 200 });
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({
+      id: 'evt_1',
+      body,
+      contentType: 'application/json',
+      verifiedBy: [secret],
+    });
+    expect(Math.abs(Number(received[0]?.timestamp) - Date.now() / 1000)).toBeLessThan(5);
+  });
+
+  it('when two secrets are configured (rotation), then a receiver knowing either one verifies it', async () => {
+    const [old, next] = [newSecret(), newSecret()];
+    receiver = await startTestReceiver([old, next]);
+    await attemptDelivery(
+      { url: receiver.url, eventId: 'evt_2', body },
+      { keys: parseWebhookSecrets(`${old} ${next}`), timeoutMs: 5_000 },
+    );
+    expect(receiver.received[0]?.verifiedBy).toStrictEqual([old, next]);
+  });
+
+  it('when the body or the id is changed on the way, then the signature does not verify', async () => {
+    const { url, received } = await receiverAnswering(204);
+    const other = await startTestReceiver([newSecret()]);
+    try {
+      await attemptDelivery({ url: other.url, eventId: 'evt_3', body }, { keys, timeoutMs: 5_000 });
+      expect(other.received[0]?.verifiedBy).toStrictEqual([]);
+    } finally {
+      await other.close();
+    }
+    await attemptDelivery({ url, eventId: 'evt_3', body }, { keys, timeoutMs: 5_000 });
+    expect(received[0]?.verifiedBy).toStrictEqual([secret]);
+  });
+
+  it.each([500, 400, 404, 301])('when the receiver answers %i, then the attempt failed', async (status) => {
+    const { url } = await receiverAnswering(status, { location: 'http://127.0.0.1:1/elsewhere' });
+    await expect(
+      attemptDelivery({ url, eventId: 'e', body }, { keys, timeoutMs: 5_000 }),
+    ).resolves.toStrictEqual({
+      kind: 'failed',
+      status,
+      reason: `answered ${status}`,
+    });
+  });
+
+  it('when the receiver redirects, then the redirect is not followed', async () => {
+    const target = await startTestReceiver([secret]);
+    try {
+      const { url, received } = await receiverAnswering(307, { location: target.url });
+      const outcome = await attemptDelivery({ url, eventId: 'e', body }, { keys, timeoutMs: 5_000 });
+      expect(outcome.kind).toBe('failed');
+      expect(received).toHaveLength(1);
+      expect(target.received).toHaveLength(0);
+    } finally {
+      await target.close();
+    }
+  });
+
+  it('when the receiver answers 410, then it is gone', async () => {
+    const { url } = await receiverAnswering(410);
+    await expect(
+      attemptDelivery({ url, eventId: 'e', body }, { keys, timeoutMs: 5_000 }),
+    ).resolves.toStrictEqual({
+      kind: 'gone',
+      status: 410,
+    });
+  });
+
+  it.each([429, 503])(
+    'when the receiver answers %i with Retry-After, then the wait is kept',
+    async (status) => {
+      const { url } = await receiverAnswering(status, { 'retry-after': '120' });
+      await expect(
+        attemptDelivery({ url, eventId: 'e', body }, { keys, timeoutMs: 5_000 }),
+      ).resolves.toStrictEqual({
+        kind: 'failed',
+        status,
+        reason: `answered ${status}`,
+        retryAfterMs: 120_000,
+      });
+    },
+  );
+
+  it('when a 500 carries Retry-After, then it is not taken (only 429 and 503)', async () => {
+    const { url } = await receiverAnswering(500, { 'retry-after': '120' });
+    const outcome = await attemptDelivery({ url, eventId: 'e', body }, { keys, timeoutMs: 5_000 });
+    expect(outcome).not.toHaveProperty('retryAfterMs');
+  });
+
+  it('when the receiver never answers, then the attempt fails at the timeout', async () => {
+    receiver = await startTestReceiver([secret]);
+    receiver.answer = () => {};
+    const started = performance.now();
+    const outcome = await attemptDelivery(
+      { url: receiver.url, eventId: 'e', body },
+      { keys, timeoutMs: 300 },
+    );
+    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'no answer in time' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('when nothing listens, then the attempt fails naming the refusal', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    await new Promise((resolve) => server.close(resolve));
+    const outcome = await attemptDelivery(
+      { url: `http://127.0.0.1:${port}/`, eventId: 'e', body },
+      { keys, timeoutMs: 5_000 },
+    );
+    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'ECONNREFUSED' });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delay-seconds and HTTP-dates, and nothing else', () => {
+    const now = Date.parse('2026-11-23T10:00:00Z');
+    expect(parseRetryAfter('30', now)).toBe(30_000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 10:01:00 GMT', now)).toBe(60_000);
+    expect(parseRetryAfter('Mon, 23 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
+  });
+});

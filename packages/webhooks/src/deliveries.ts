@@ -1,0 +1,118 @@
+import type { RecordedEvent } from '@plant-store/domain';
+import { type AttemptOutcome, attemptDelivery } from './attempt.ts';
+import { nextRetryDelay } from './schedule.ts';
+
+/** What the service was told: where to deliver, how to sign, when to try again, how long to wait. */
+export interface WebhookConfig {
+  readonly urls: readonly string[];
+  readonly keys: readonly Buffer[];
+  /** The waits before each further attempt (ms); its length is the number of retries. */
+  readonly schedule: readonly number[];
+  readonly timeoutMs: number;
+}
+
+/** One event for one URL, as a queue keeps it between attempts (plain JSON). */
+export interface DeliveryJob {
+  readonly eventId: string;
+  readonly url: string;
+  /** The NewPlant JSON, exact: sent and signed as it is. */
+  readonly body: string;
+  /** When the plant was stored (ISO 8601), for the age of the oldest undelivered event. */
+  readonly recordedAt: string;
+  /** Attempts made before this one: 0 for the first. */
+  readonly attempt: number;
+}
+
+/** Told of every outcome: the service counts them in /metrics and logs them. */
+export interface WebhookObserver {
+  delivered(job: DeliveryJob, status: number): void;
+  attemptFailed(job: DeliveryJob, reason: string): void;
+  /** 410: this URL wants no more of this event. */
+  gone(job: DeliveryJob): void;
+  /** The last attempt failed: the event is kept as dead for this URL, for an operator to redeliver. */
+  dead(job: DeliveryJob): void;
+}
+
+/** What is left to do after an attempt. */
+export type NextStep =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'retry'; readonly job: DeliveryJob; readonly delayMs: number }
+  | { readonly kind: 'dead'; readonly job: DeliveryJob };
+
+// JSON.rawJSON (Node 21+) writes text into JSON.stringify's output as it is; not yet in TypeScript's lib.
+const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+
+/** The webhook body: the NewPlant JSON with the id as an exact integer. */
+export function webhookBody(recorded: RecordedEvent): string {
+  const { id, name, tag } = recorded.event.plant;
+  return JSON.stringify({ id: rawJSON(id.toString()), name, ...(tag === undefined ? {} : { tag }) });
+}
+
+/** The first attempt of each event at each URL. */
+export function firstAttempts(events: readonly RecordedEvent[], urls: readonly string[]): DeliveryJob[] {
+  return events.flatMap((recorded) => {
+    const body = webhookBody(recorded);
+    const recordedAt = recorded.recordedAt.toISOString();
+    return urls.map((url) => ({ eventId: recorded.id, url, body, recordedAt, attempt: 0 }));
+  });
+}
+
+/** Decides what follows an attempt's outcome, and tells the observer. */
+export function nextStep(
+  config: WebhookConfig,
+  job: DeliveryJob,
+  outcome: AttemptOutcome,
+  observer: WebhookObserver,
+): NextStep {
+  switch (outcome.kind) {
+    case 'delivered':
+      observer.delivered(job, outcome.status);
+      return { kind: 'done' };
+    case 'gone':
+      observer.attemptFailed(job, 'answered 410');
+      observer.gone(job);
+      return { kind: 'done' };
+    case 'failed': {
+      observer.attemptFailed(job, outcome.reason);
+      const delayMs = nextRetryDelay(config.schedule, job.attempt, outcome.retryAfterMs);
+      if (delayMs === undefined) {
+        observer.dead(job);
+        // Kept ready for a fresh schedule: an operator's redelivery starts again from the first attempt.
+        return { kind: 'dead', job: { ...job, attempt: 0 } };
+      }
+      return { kind: 'retry', job: { ...job, attempt: job.attempt + 1 }, delayMs };
+    }
+  }
+}
+
+/** Makes one attempt and decides what follows. */
+export async function attemptJob(
+  config: WebhookConfig,
+  job: DeliveryJob,
+  observer: WebhookObserver,
+): Promise<NextStep> {
+  const outcome = await attemptDelivery(
+    { url: job.url, eventId: job.eventId, body: job.body },
+    { keys: config.keys, timeoutMs: config.timeoutMs },
+  );
+  return nextStep(config, job, outcome, observer);
+}
+
+/** What /metrics shows of the queue. */
+export interface WebhookBacklog {
+  /** Deliveries kept as dead (one per event and URL). */
+  readonly dead: number;
+  /** When the oldest event not yet delivered everywhere was recorded; undefined when none is waiting. */
+  readonly oldestUndeliveredAt: Date | undefined;
+}
+
+/** Delivers the events of the store's outbox. */
+export interface WebhookDispatcher {
+  /** A plant was created: hand the outbox on soon (it is also looked at every second). */
+  kick(): void;
+  backlog(): Promise<WebhookBacklog>;
+  /** Puts every dead delivery back in the queue with a fresh schedule; resolves with how many. */
+  redeliverDead(): Promise<number>;
+  /** Stops taking work, lets attempts under way finish (each within the timeout), then resolves. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,253 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type PlantStorage, plantCreated } from '@plant-store/domain';
+import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
+import { provideTestPostgres, randomPlantId } from '@plant-store/test-support';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
+import { startMemoryDispatcher } from './memory-dispatcher.ts';
+import { startPgBossDispatcher } from './pg-boss-dispatcher.ts';
+import { parseWebhookSecrets } from './secrets.ts';
+import { newSecret, startTestReceiver, type TestReceiver } from './test-receiver.ts';
+
+/** Counts what the dispatcher reported, as /metrics does. */
+function countingObserver() {
+  const counts = { delivered: 0, attemptsFailed: 0, gone: 0, dead: 0 };
+  const observer: WebhookObserver = {
+    delivered: () => void counts.delivered++,
+    attemptFailed: () => void counts.attemptsFailed++,
+    gone: () => void counts.gone++,
+    dead: () => void counts.dead++,
+  };
+  return { counts, observer };
+}
+
+async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(20);
+  }
+}
+
+type Start = (
+  storage: PlantStorage,
+  config: WebhookConfig,
+  observer: WebhookObserver,
+) => Promise<WebhookDispatcher>;
+
+interface Harness {
+  open(): Promise<PlantStorage>;
+  start: Start;
+}
+
+const errors: unknown[] = [];
+const onError = (error: unknown) => void errors.push(error);
+
+function describeDispatcher(name: string, harness: Harness): void {
+  describe(`webhook dispatcher: ${name}`, () => {
+    const secret = newSecret();
+    const keys = parseWebhookSecrets(secret);
+    const running: { storage: PlantStorage; dispatcher: WebhookDispatcher }[] = [];
+    const receivers: TestReceiver[] = [];
+    afterEach(async () => {
+      for (const { dispatcher, storage } of running.splice(0)) {
+        await dispatcher.stop();
+        await storage.close();
+      }
+      for (const receiver of receivers.splice(0)) await receiver.close();
+      expect(errors.splice(0)).toStrictEqual([]);
+    });
+
+    async function setUp(urls: number, schedule: number[]) {
+      const hooks = await Promise.all(Array.from({ length: urls }, () => startTestReceiver([secret])));
+      receivers.push(...hooks);
+      const storage = await harness.open();
+      const { counts, observer } = countingObserver();
+      const dispatcher = await harness.start(
+        storage,
+        { urls: hooks.map((hook) => hook.url), keys, schedule, timeoutMs: 2_000 },
+        observer,
+      );
+      running.push({ storage, dispatcher });
+      const create = async (plant: { id: bigint; name: string; tag?: string }) => {
+        await storage.plants.insertIfAbsent(plant, plantCreated(plant));
+        dispatcher.kick();
+      };
+      return { hooks, storage, dispatcher, counts, create };
+    }
+
+    it('when plants are created, then every URL gets each one once, exactly, verified by standardwebhooks', async () => {
+      const { hooks, create, counts, dispatcher } = await setUp(2, [50]);
+      const plants = [
+        { id: 2n ** 62n + randomPlantId() / 4n, name: 'Monstera', tag: 'aroid' },
+        { id: -(2n ** 63n), name: 'min' },
+        { id: randomPlantId(), name: '  Cafe\u0301 🌵 "quoted" ', tag: '' },
+      ];
+      for (const plant of plants) await create(plant);
+      await eventually(() => hooks.every((hook) => hook.received.length >= 3), 'three deliveries per URL');
+      await sleep(200);
+      for (const hook of hooks) {
+        expect(hook.received).toHaveLength(3);
+        expect(hook.verified()).toHaveLength(3);
+        const bodies = hook.received.map((entry) => entry.body).sort();
+        const expected = plants
+          .map(({ id, name, tag }) =>
+            tag === undefined
+              ? `{"id":${id},"name":${JSON.stringify(name)}}`
+              : `{"id":${id},"name":${JSON.stringify(name)},"tag":${JSON.stringify(tag)}}`,
+          )
+          .sort();
+        expect(bodies).toStrictEqual(expected);
+        expect(new Set(hook.received.map((entry) => entry.id)).size).toBe(3);
+      }
+      // One event, one webhook-id, whichever URL it goes to.
+      expect(new Set(hooks[0]?.received.map((entry) => entry.id))).toStrictEqual(
+        new Set(hooks[1]?.received.map((entry) => entry.id)),
+      );
+      expect(counts).toStrictEqual({ delivered: 6, attemptsFailed: 0, gone: 0, dead: 0 });
+      await eventually(
+        async () => (await dispatcher.backlog()).oldestUndeliveredAt === undefined,
+        'nothing left undelivered',
+      );
+    });
+
+    it('when the receiver fails twice, then the third attempt delivers, with the same webhook-id each time', async () => {
+      const { hooks, create, counts, dispatcher } = await setUp(1, [50, 50, 50]);
+      const hook = hooks[0] as TestReceiver;
+      let calls = 0;
+      hook.answer = (_request, response) => {
+        calls += 1;
+        response.writeHead(calls <= 2 ? 500 : 200).end();
+      };
+      await create({ id: randomPlantId(), name: 'patience' });
+      await eventually(() => counts.delivered === 1, 'delivered on the third attempt');
+      expect(hook.received).toHaveLength(3);
+      expect(new Set(hook.received.map((entry) => entry.id)).size).toBe(1);
+      expect(hook.verified()).toHaveLength(3);
+      expect(counts).toStrictEqual({ delivered: 1, attemptsFailed: 2, gone: 0, dead: 0 });
+      expect((await dispatcher.backlog()).dead).toBe(0);
+    });
+
+    it('when one URL answers 410, then that URL gets no more of the event and the others still get it', async () => {
+      const { hooks, create, counts } = await setUp(2, [50, 50]);
+      const [gone, fine] = hooks as [TestReceiver, TestReceiver];
+      gone.answer = (_request, response) => void response.writeHead(410).end();
+      await create({ id: randomPlantId(), name: 'unwanted' });
+      await eventually(() => counts.gone === 1 && counts.delivered === 1, '410 at one URL, 2xx at the other');
+      await sleep(300);
+      expect(gone.received).toHaveLength(1);
+      expect(fine.received).toHaveLength(1);
+      expect(counts.dead).toBe(0);
+    });
+
+    it('when every attempt fails, then the delivery is dead, counted, and an operator can redeliver it', async () => {
+      const { hooks, create, counts, dispatcher } = await setUp(1, [30, 30]);
+      const hook = hooks[0] as TestReceiver;
+      hook.answer = (_request, response) => void response.writeHead(500).end();
+      const plant = { id: randomPlantId(), name: 'stubborn' };
+      await create(plant);
+      await eventually(() => counts.dead === 1, 'dead after three attempts');
+      await eventually(
+        async () => (await dispatcher.backlog()).dead === 1,
+        'one dead delivery in the backlog',
+      );
+      expect(hook.received).toHaveLength(3);
+      expect(counts.attemptsFailed).toBe(3);
+
+      hook.answer = (_request, response) => void response.writeHead(204).end();
+      await expect(dispatcher.redeliverDead()).resolves.toBe(1);
+      dispatcher.kick();
+      await eventually(() => counts.delivered === 1, 'delivered once redelivered');
+      expect(hook.received).toHaveLength(4);
+      expect(new Set(hook.received.map((entry) => entry.id)).size).toBe(1);
+      expect(hook.received[3]?.body).toBe(`{"id":${plant.id},"name":"stubborn"}`);
+      expect(await dispatcher.backlog()).toStrictEqual({ dead: 0, oldestUndeliveredAt: undefined });
+    });
+
+    it('when the receiver answers 503 with Retry-After, then the next attempt waits that long', async () => {
+      // Planned: 10 ms. The receiver asks for a second, within the schedule's longest wait (5 s).
+      const { hooks, create, counts } = await setUp(1, [10, 5_000]);
+      const hook = hooks[0] as TestReceiver;
+      const at: number[] = [];
+      hook.answer = (_request, response) => {
+        at.push(performance.now());
+        if (at.length === 1) response.writeHead(503, { 'retry-after': '1' }).end();
+        else response.writeHead(200).end();
+      };
+      await create({ id: randomPlantId(), name: 'later' });
+      await eventually(() => counts.delivered === 1, 'delivered after Retry-After');
+      expect(at).toHaveLength(2);
+      expect((at[1] as number) - (at[0] as number)).toBeGreaterThanOrEqual(950);
+      expect(counts.attemptsFailed).toBe(1);
+    });
+
+    it('while the receiver is down, then the oldest undelivered event has an age, and none once delivered', async () => {
+      const { hooks, create, dispatcher, counts } = await setUp(1, [100, 100, 100, 100, 100, 100]);
+      const hook = hooks[0] as TestReceiver;
+      let down = true;
+      hook.answer = (_request, response) => void response.writeHead(down ? 502 : 200).end();
+      const before = Date.now();
+      await create({ id: randomPlantId(), name: 'waiting' });
+      await eventually(() => counts.attemptsFailed >= 1, 'a failed attempt');
+      const { oldestUndeliveredAt } = await dispatcher.backlog();
+      expect(oldestUndeliveredAt?.getTime()).toBeGreaterThanOrEqual(before - 1_000);
+      down = false;
+      await eventually(() => counts.delivered === 1, 'delivered once back');
+      await eventually(
+        async () => (await dispatcher.backlog()).oldestUndeliveredAt === undefined,
+        'nothing left undelivered',
+      );
+    });
+  });
+}
+
+describeDispatcher('in memory', {
+  open: async () => openMemoryPlantStorage({ events: true }),
+  start: async (storage, config, observer) => {
+    if (!storage.events) throw new Error('no outbox');
+    return startMemoryDispatcher(storage.events, config, observer, onError);
+  },
+});
+
+describeDispatcher('pg-boss on PGlite', {
+  open: () => openPglitePlantStorage({ events: true }),
+  start: (storage, config, observer) => {
+    const { pglite, schema, events } = storage as Awaited<ReturnType<typeof openPglitePlantStorage>>;
+    return startPgBossDispatcher({
+      database: { kind: 'pglite', pglite },
+      storeSchema: schema,
+      outbox: events,
+      config,
+      observer,
+      onError,
+    });
+  },
+});
+
+const server = await provideTestPostgres();
+afterAll(async () => {
+  await server?.cleanup();
+});
+
+describe.skipIf(!server)(`on a PostgreSQL server (${server?.source ?? 'none'})`, () => {
+  const connectionString = server?.connectionString ?? '';
+  describeDispatcher('pg-boss on PostgreSQL', {
+    open: () => openPostgresPlantStorage({ connectionString, events: true }),
+    start: (storage, config, observer) => {
+      const { schema, events } = storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>;
+      return startPgBossDispatcher({
+        database: { kind: 'postgres', connectionString },
+        storeSchema: schema,
+        outbox: events,
+        config,
+        observer,
+        onError,
+      });
+    },
+  });
+});

@@ -1,0 +1,168 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { PlantEventOutbox } from '@plant-store/domain';
+import { fromKysely, fromPglite, type JobInsert, type KyselyTransactionLike, PgBoss } from 'pg-boss';
+import {
+  attemptJob,
+  type DeliveryJob,
+  firstAttempts,
+  type NextStep,
+  type WebhookConfig,
+  type WebhookDispatcher,
+  type WebhookObserver,
+} from './deliveries.ts';
+import { startRelayLoop } from './relay-loop.ts';
+
+/** The queue of attempts to make: one job per event, URL and attempt. */
+export const DELIVERY_QUEUE = 'plant-webhook-deliveries';
+/** Deliveries whose last attempt failed, kept until an operator redelivers them. */
+export const DEAD_QUEUE = 'plant-webhook-dead';
+
+/** Jobs fetched at once; their attempts run concurrently. */
+const BATCH_SIZE = 25;
+const TEN_YEARS_S = 10 * 365 * 24 * 3600;
+
+/** Where pg-boss keeps its tables: beside the store's own schema, never in it. */
+export function jobQueueSchema(storeSchema: string): string {
+  return storeSchema === 'public' ? 'pgboss' : `${storeSchema}_pgboss`;
+}
+
+/** The database the store is on: the queue lives in the same one. */
+export type QueueDatabase =
+  | { readonly kind: 'postgres'; readonly connectionString: string }
+  /** PGlite has one connection: pg-boss shares the store's instance. */
+  | { readonly kind: 'pglite'; readonly pglite: PGlite };
+
+export interface PgBossDispatcherOptions {
+  readonly database: QueueDatabase;
+  /** The schema of the store; the queue's is derived from it (jobQueueSchema). */
+  readonly storeSchema: string;
+  /** The store's outbox; its relay writes the first attempts in its own transaction. */
+  readonly outbox: PlantEventOutbox<KyselyTransactionLike> | undefined;
+  readonly config: WebhookConfig;
+  readonly observer: WebhookObserver;
+  readonly onError: (error: unknown) => void;
+  /** Deliver (false: only the queue, for an operator's command). Default true. */
+  readonly work?: boolean;
+}
+
+function insertOf(job: DeliveryJob, delayMs = 0): JobInsert {
+  return delayMs > 0
+    ? { data: { ...job }, startAfter: new Date(Date.now() + delayMs) }
+    : { data: { ...job } };
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Delivers through pg-boss on the store's own database (PostgreSQL or PGlite): the outbox is moved
+ * into the delivery queue in the transaction that empties it, each attempt is a job, a failed
+ * attempt queues the next one at its time, and the last failure queues the delivery as dead.
+ * Any number of processes can run it on one database: a job is fetched by one of them (SKIP LOCKED).
+ */
+export async function startPgBossDispatcher(options: PgBossDispatcherOptions): Promise<WebhookDispatcher> {
+  const { config, observer, onError } = options;
+  const schema = jobQueueSchema(options.storeSchema);
+  // A job that stays active longer than an attempt can take was held by a process that died:
+  // pg-boss makes it ready again (a retry of its own, apart from our schedule) once it expires.
+  const expireInSeconds = Math.ceil(config.timeoutMs / 1000) + 5;
+  const boss = new PgBoss({
+    ...(options.database.kind === 'postgres'
+      ? { connectionString: options.database.connectionString, max: 4 }
+      : { db: fromPglite(options.database.pglite), backend: 'pglite' as const }),
+    schema,
+    superviseIntervalSeconds: Math.min(60, Math.max(2, expireInSeconds)),
+  });
+  boss.on('error', onError);
+  await boss.start();
+  await boss.createQueue(DEAD_QUEUE, { retentionSeconds: TEN_YEARS_S, deleteAfterSeconds: 7 * 24 * 3600 });
+  await boss.createQueue(DELIVERY_QUEUE, {
+    expireInSeconds,
+    // Only for jobs whose process died or whose follow-up could not be written: our own schedule
+    // handles a receiver's failures.
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    // A retry may wait 10 hours; a job is kept far longer than that.
+    retentionSeconds: 14 * 24 * 3600,
+    deleteAfterSeconds: 24 * 3600,
+  });
+  const db = boss.getDb();
+
+  const settle = async (steps: readonly NextStep[]): Promise<void> => {
+    const retries = steps.flatMap((step) =>
+      step.kind === 'retry' ? [insertOf(step.job, step.delayMs)] : [],
+    );
+    const dead = steps.flatMap((step) => (step.kind === 'dead' ? [insertOf(step.job)] : []));
+    if (retries.length > 0) await boss.insert(DELIVERY_QUEUE, retries);
+    if (dead.length > 0) await boss.insert(DEAD_QUEUE, dead);
+  };
+
+  let workerId: string | undefined;
+  if (options.work !== false) {
+    workerId = await boss.work<DeliveryJob>(
+      DELIVERY_QUEUE,
+      { batchSize: BATCH_SIZE, pollingIntervalSeconds: 0.5, burstWhenBatchFull: true },
+      async (jobs) => {
+        const steps = await Promise.all(jobs.map((job) => attemptJob(config, job.data, observer)));
+        // The follow-ups are written before the batch completes: a process killed between the two
+        // leaves its jobs to expire and run again, a duplicate (same webhook-id), never a loss.
+        await settle(steps);
+      },
+    );
+  }
+
+  const outbox = options.outbox;
+  const relay =
+    outbox && options.work !== false
+      ? startRelayLoop(
+          outbox,
+          async (events, tx) => {
+            const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
+            await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
+          },
+          onError,
+        )
+      : undefined;
+  // Woken by the relay's commit rather than by its next poll.
+  const originalKick = relay?.kick;
+
+  const jobTable = `${quoteIdentifier(schema)}.job`;
+  return {
+    kick: () => {
+      originalKick?.();
+      if (workerId) boss.notifyWorker(workerId);
+    },
+    async backlog() {
+      const [{ rows: deadRows }, { rows: waitingRows }, outboxOldest] = await Promise.all([
+        db.executeSql(`select count(*)::int as n from ${jobTable} where name = $1 and state = 'created'`, [
+          DEAD_QUEUE,
+        ]),
+        db.executeSql(
+          `select min((data->>'recordedAt')::timestamptz) as oldest from ${jobTable} where name = $1 and state in ('created', 'retry', 'active')`,
+          [DELIVERY_QUEUE],
+        ),
+        outbox?.oldestRecordedAt(),
+      ]);
+      const oldest = [waitingRows[0]?.oldest, outboxOldest]
+        .filter((value) => value !== undefined && value !== null)
+        .map((value) => new Date(value as string | Date).getTime());
+      return {
+        dead: Number(deadRows[0]?.n ?? 0),
+        oldestUndeliveredAt: oldest.length === 0 ? undefined : new Date(Math.min(...oldest)),
+      };
+    },
+    async redeliverDead() {
+      let moved = 0;
+      for (let batch = -1; batch !== 0; moved += batch) {
+        batch = await boss.redrive(DEAD_QUEUE, { destination: DELIVERY_QUEUE, limit: 1000 });
+      }
+      return moved;
+    },
+    async stop() {
+      await relay?.stop();
+      await boss.stop({ graceful: true, close: true, timeout: config.timeoutMs + 2_000 });
+    },
+  };
+}
