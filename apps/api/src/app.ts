@@ -36,6 +36,8 @@ export interface AppDeps {
   readonly isShuttingDown?: () => boolean;
   /** Where request and plant metrics go, served at GET /metrics; absent: a registry of the app's own. */
   readonly metrics?: Metrics;
+  /** Told of each plant stored for the first time, once it is stored: the webhook's relay is woken. */
+  readonly onPlantCreated?: (() => void) | undefined;
 }
 
 /** The Plant Store HTTP app. It does not listen: see startServer. */
@@ -44,7 +46,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const { credentials } = deps;
   const { read, write } = credentials.scopes;
   const metrics = deps.metrics ?? createMetrics();
-  const plants = countCreatedPlants(deps.storage.plants, metrics);
+  const plants = countCreatedPlants(deps.storage.plants, metrics, deps.onPlantCreated);
   const app = new Koa<AppState>({ proxy: false });
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;

@@ -52,6 +52,10 @@ describe('loadConfig', () => {
       jwtScopeRead: 'plants:read',
       jwtScopeWrite: 'plants:write',
       jwtStrictProfile: false,
+      webhookUrls: undefined,
+      webhookSecrets: undefined,
+      webhookRetrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      webhookTimeoutMs: 10_000,
     });
   });
 
@@ -78,6 +82,10 @@ describe('loadConfig', () => {
       JWT_SCOPE_READ: 'api://plants/Plants.Read',
       JWT_SCOPE_WRITE: 'api://plants/Plants.Write',
       JWT_STRICT_PROFILE: 'on',
+      WEBHOOK_URLS: 'https://hooks.example.com/plants, http://10.0.0.7:8080/in?team=a',
+      WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+      WEBHOOK_RETRY_SCHEDULE: '1s,90s',
+      WEBHOOK_TIMEOUT_MS: '2500',
     });
     expect(config).toEqual({
       port: 8080,
@@ -103,6 +111,10 @@ describe('loadConfig', () => {
       jwtScopeRead: 'api://plants/Plants.Read',
       jwtScopeWrite: 'api://plants/Plants.Write',
       jwtStrictProfile: true,
+      webhookUrls: ['https://hooks.example.com/plants', 'http://10.0.0.7:8080/in?team=a'],
+      webhookSecrets: [Buffer.alloc(32, 1)],
+      webhookRetrySchedule: [1_000, 90_000],
+      webhookTimeoutMs: 2500,
     });
   });
 
@@ -323,6 +335,67 @@ describe('loadConfig', () => {
     expect(error.problems).toHaveLength(5);
     expect(error.message.split('\n')).toHaveLength(6);
     expect(error.message).toMatch(/^invalid configuration:\n {2}- /);
+  });
+
+  describe('the webhook', () => {
+    const secret = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+
+    it('when WEBHOOK_URLS is set without WEBHOOK_SECRET, then it refuses to start, naming WEBHOOK_SECRET', () => {
+      expect(() => loadConfig({ WEBHOOK_URLS: 'https://hooks.example.com' })).toThrow(
+        'WEBHOOK_SECRET is required with WEBHOOK_URLS',
+      );
+    });
+
+    it('when WEBHOOK_SECRET is set without WEBHOOK_URLS, then it refuses to start', () => {
+      expect(() => loadConfig({ WEBHOOK_SECRET: secret })).toThrow(
+        'WEBHOOK_SECRET is set but WEBHOOK_URLS is not',
+      );
+    });
+
+    it('when a URL is not http(s), holds a password or a fragment, then each is named', () => {
+      let message = '';
+      try {
+        loadConfig({
+          WEBHOOK_SECRET: secret,
+          WEBHOOK_URLS:
+            'ftp://files.example.com, https://user:hunter2@hooks.example.com/x, https://a.example.com/#b',
+        });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain('WEBHOOK_URLS must hold http or https URLs, not "ftp://files.example.com"');
+      expect(message).toContain(
+        'WEBHOOK_URLS must hold URLs without user or password (the signature authenticates): hooks.example.com',
+      );
+      expect(message).toContain('WEBHOOK_URLS must hold URLs without a #fragment');
+      expect(message).not.toContain('hunter2');
+    });
+
+    it('when the same URL is listed twice, then it is delivered to once', () => {
+      expect(
+        loadConfig({
+          WEBHOOK_SECRET: secret,
+          WEBHOOK_URLS: 'https://h.example.com/a,https://H.example.com/a',
+        }).webhookUrls,
+      ).toStrictEqual(['https://h.example.com/a']);
+    });
+
+    it('when WEBHOOK_SECRET is not a whsec_ secret, then it is refused without echoing it', () => {
+      let message = '';
+      try {
+        loadConfig({ WEBHOOK_URLS: 'https://h.example.com', WEBHOOK_SECRET: 'hunter2hunter2' });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain('WEBHOOK_SECRET the secret must start with whsec_');
+      expect(message).not.toContain('hunter2');
+    });
+
+    it('when WEBHOOK_RETRY_SCHEDULE holds something other than waits, then it is refused', () => {
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5s,1d' })).toThrow(
+        'WEBHOOK_RETRY_SCHEDULE must be waits such as 5s,5m,2h: "1d" is not a wait',
+      );
+    });
   });
 
   describe('JWT access tokens', () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_RETRY_SCHEDULE } from '@plant-store/webhooks';
 import type { LevelWithSilent } from 'pino';
 import * as v from 'valibot';
 import { tokenList } from './config/bearer-tokens.ts';
@@ -9,9 +10,12 @@ import {
   jwtAlgorithms,
   oneOf,
   onOff,
+  retrySchedule,
   scopeName,
   size,
   text,
+  webhookSecrets,
+  webhookUrls,
   wholeNumber,
 } from './config/values.ts';
 import { DEFAULT_DATABASE_URL } from './storage.ts';
@@ -60,6 +64,13 @@ export const SETTINGS = {
   jwtScopeWrite: setting('JWT_SCOPE_WRITE', scopeName, 'plants:write'),
   /** RFC 9068's profile: `typ: at+jwt` and its claims (sub, client_id, iat, jti) required. */
   jwtStrictProfile: setting('JWT_STRICT_PROFILE', onOff, 'off'),
+  /** The webhook on creation (DESIGN.md): where each plant created is POSTed; unset, none is sent. */
+  webhookUrls: setting('WEBHOOK_URLS', webhookUrls),
+  /** Required with WEBHOOK_URLS: the Standard Webhooks secret(s) deliveries are signed with. */
+  webhookSecrets: setting('WEBHOOK_SECRET', webhookSecrets),
+  webhookRetrySchedule: setting('WEBHOOK_RETRY_SCHEDULE', retrySchedule, DEFAULT_RETRY_SCHEDULE),
+  /** One delivery attempt (connect, send, answer) is abandoned after this long. */
+  webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', wholeNumber(100, 60_000), '10000'),
 };
 
 type Declared = typeof SETTINGS;
@@ -136,6 +147,22 @@ const CONFIG = v.pipe(
       'is required with JWT_ISSUER: the audience access tokens must be for',
     ),
     ['JWT_AUDIENCE'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['WEBHOOK_URLS'], ['WEBHOOK_SECRET']],
+      (env) => env.WEBHOOK_URLS === undefined || env.WEBHOOK_SECRET !== undefined,
+      'is required with WEBHOOK_URLS: every delivery is signed (whsec_ followed by base64)',
+    ),
+    ['WEBHOOK_SECRET'],
+  ),
+  v.forward(
+    v.partialCheck(
+      [['WEBHOOK_URLS'], ['WEBHOOK_SECRET']],
+      (env) => env.WEBHOOK_SECRET === undefined || env.WEBHOOK_URLS !== undefined,
+      'is set but WEBHOOK_URLS is not: no webhook would be sent',
+    ),
+    ['WEBHOOK_SECRET'],
   ),
   // Node refuses a server whose headers may take longer than the whole request.
   v.forward(

@@ -13,7 +13,8 @@ import { answerClientError, writeRawAnswer } from './http/connection/client-erro
 import { withSendDeadline } from './http/connection/send-deadline.ts';
 import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { openStorage } from './storage.ts';
+import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage.ts';
+import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
 
 export interface StartOptions {
   /** Where the JSON log lines go; standard output when absent. */
@@ -22,6 +23,8 @@ export interface StartOptions {
   readonly storage?: PlantStorage;
   /** The figures of that storage's connection pool, for /metrics. */
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
+  /** How that storage's events are delivered when WEBHOOK_URLS is set; default: in this process's memory. */
+  readonly startWebhooks?: StartWebhooks | undefined;
 }
 
 export interface RunningServer {
@@ -50,10 +53,25 @@ function urlOf(host: string, port: number): string {
 /** Opens storage (running migrations), then serves the app on config.host and config.port (0: any free port). */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = pino({ level: config.logLevel }, options.logDestination);
-  const { storage, connectionPool } =
-    options.storage === undefined
-      ? await openStorage(config.database, { groupCommit: config.groupCommit })
-      : { storage: options.storage, connectionPool: options.connectionPool };
+  const events = config.webhookUrls !== undefined;
+  const given = options.storage;
+  const { storage, connectionPool, startWebhooks } =
+    given === undefined
+      ? await openStorage(config.database, { groupCommit: config.groupCommit, events })
+      : {
+          storage: given,
+          connectionPool: options.connectionPool,
+          startWebhooks:
+            options.startWebhooks ??
+            ((...args: Parameters<StartWebhooks>) => startMemoryWebhooks(given, ...args)),
+        };
+  let webhooks: WebhookFigures | undefined;
+  try {
+    webhooks = startWebhooks && (await startWebhookDelivery(config, startWebhooks, logger));
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
   const jwtKeys =
     config.jwtIssuer === undefined
       ? undefined
@@ -93,7 +111,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     bodyLimit: config.bodyLimit,
     logger,
     isShuttingDown: () => shuttingDown,
-    metrics: createMetrics({ connectionPool, processMetrics: true, jwtKeys }),
+    metrics: createMetrics({ connectionPool, processMetrics: true, jwtKeys, webhooks }),
+    onPlantCreated: webhooks?.dispatcher.kick,
   });
   const handle = inConnectionTurns(withSendDeadline(app.callback(), config.sendTimeoutMs, logger));
   const server = createServer(
@@ -128,6 +147,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     });
   } catch (error) {
+    await webhooks?.dispatcher.stop();
     await storage.close();
     throw error;
   }
@@ -151,6 +171,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await closed;
     clearTimeout(deadline);
     jwtKeys?.stop();
+    // Attempts under way finish (each within WEBHOOK_TIMEOUT_MS); what is left stays queued.
+    await webhooks?.dispatcher.stop();
     await storage.close();
     logger.info('stopped');
   };

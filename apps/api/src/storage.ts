@@ -1,16 +1,28 @@
 import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
+import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
 
 /** What the service asks of every adapter it opens. */
 export interface StorageOptions {
   /** GROUP_COMMIT: concurrent creates share one INSERT where the adapter can (on), or each has its own (off). */
   readonly groupCommit: boolean;
+  /** Record the event of each plant created (the webhook's outbox), and be ready to deliver them. */
+  readonly events: boolean;
 }
+
+/** Starts delivering the storage's events as webhooks, the way that suits the storage. */
+export type StartWebhooks = (
+  config: WebhookConfig,
+  observer: WebhookObserver,
+  onError: (error: unknown) => void,
+) => Promise<WebhookDispatcher>;
 
 /** A storage as the service runs it: the port, and its connection pool's figures where it has a pool. */
 export interface OpenedStorage {
   readonly storage: PlantStorage;
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
+  /** Opened with `events`: how its events are delivered. */
+  readonly startWebhooks?: StartWebhooks | undefined;
 }
 
 /** Why a DATABASE_URL is refused, worded to follow the variable's name. Never the URL: it may hold a password. */
@@ -35,6 +47,16 @@ interface StorageAdapter<Settings extends object> {
    * a memory run never loads pg or PGlite.
    */
   open(settings: Settings, options: StorageOptions): Promise<OpenedStorage>;
+}
+
+/** Delivers from the storage's in-memory outbox with timers in this process. */
+export async function startMemoryWebhooks(
+  storage: PlantStorage,
+  ...rest: Parameters<StartWebhooks>
+): Promise<WebhookDispatcher> {
+  if (!storage.events) throw new Error('webhooks need a storage opened with events');
+  const { startMemoryDispatcher } = await import('@plant-store/webhooks');
+  return startMemoryDispatcher(storage.events, ...rest);
 }
 
 function adapter<Settings extends object>(entry: StorageAdapter<Settings>): StorageAdapter<Settings> {
@@ -66,8 +88,27 @@ const ADAPTERS = {
     },
     async open({ connectionString }, options) {
       const { openPostgresPlantStorage } = await import('@plant-store/storage-postgres');
-      const storage = await openPostgresPlantStorage({ connectionString, ...groupCommitOption(options) });
-      return { storage, connectionPool: () => storage.connectionPool() };
+      const storage = await openPostgresPlantStorage({
+        connectionString,
+        ...groupCommitOption(options),
+        events: options.events,
+      });
+      return {
+        storage,
+        connectionPool: () => storage.connectionPool(),
+        // A job queue (pg-boss) on the same server: durable, shared by every replica.
+        startWebhooks: async (config, observer, onError) => {
+          const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
+          return startPgBossDispatcher({
+            database: { kind: 'postgres', connectionString },
+            storeSchema: storage.schema,
+            outbox: storage.events,
+            config,
+            observer,
+            onError,
+          });
+        },
+      };
     },
   }),
   pglite: adapter<{ readonly dataDir: string }>({
@@ -76,16 +117,41 @@ const ADAPTERS = {
     parse: (url) => ({ dataDir: afterScheme(url) || DEFAULT_PGLITE_DIR }),
     async open({ dataDir }, options) {
       const { openPglitePlantStorage } = await import('@plant-store/storage-postgres');
-      return { storage: await openPglitePlantStorage({ dataDir, ...groupCommitOption(options) }) };
+      const storage = await openPglitePlantStorage({
+        dataDir,
+        ...groupCommitOption(options),
+        events: options.events,
+      });
+      return {
+        storage,
+        // The same job queue, in the embedded database: PGlite's one connection is shared with pg-boss.
+        startWebhooks: async (config, observer, onError) => {
+          const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
+          return startPgBossDispatcher({
+            database: { kind: 'pglite', pglite: storage.pglite },
+            storeSchema: storage.schema,
+            outbox: storage.events,
+            config,
+            observer,
+            onError,
+          });
+        },
+      };
     },
   }),
   memory: adapter<Record<never, never>>({
     schemes: ['memory:'],
     accepts: 'memory: (nothing kept)',
     parse: (url) => (afterScheme(url) === '' ? {} : undefined),
-    async open() {
+    async open(_settings, options) {
       const { openMemoryPlantStorage } = await import('@plant-store/storage-memory');
-      return { storage: openMemoryPlantStorage() };
+      const storage = openMemoryPlantStorage({ events: options.events });
+      return {
+        storage,
+        // DESIGN.md: with memory: storage, events live in memory only.
+        startWebhooks: async (config, observer, onError) =>
+          startMemoryWebhooks(storage, config, observer, onError),
+      };
     },
   }),
 };

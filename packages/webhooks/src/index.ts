@@ -1,3 +1,5 @@
+// The durable dispatcher is '@plant-store/webhooks/pg-boss': imported only where a database is, it
+// keeps pg and pg-boss out of a memory run.
 export { type AttemptOutcome, attemptDelivery, parseRetryAfter } from './attempt.ts';
 export {
   type DeliveryJob,
@@ -9,14 +11,6 @@ export {
   webhookBody,
 } from './deliveries.ts';
 export { startMemoryDispatcher } from './memory-dispatcher.ts';
-export {
-  DEAD_QUEUE,
-  DELIVERY_QUEUE,
-  jobQueueSchema,
-  type PgBossDispatcherOptions,
-  type QueueDatabase,
-  startPgBossDispatcher,
-} from './pg-boss-dispatcher.ts';
 export { DEFAULT_RETRY_SCHEDULE, nextRetryDelay, parseRetrySchedule } from './schedule.ts';
 export { parseWebhookSecrets } from './secrets.ts';
 export { signatureHeader } from './signature.ts';

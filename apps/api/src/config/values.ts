@@ -1,5 +1,6 @@
 // How the text of a setting is read. Each message follows the variable's name, and echoes the
-// text it refuses (none of these settings holds a secret).
+// text it refuses, except where a setting may hold a secret (DATABASE_URL, WEBHOOK_SECRET).
+import { parseRetrySchedule, parseWebhookSecrets } from '@plant-store/webhooks';
 import * as v from 'valibot';
 import { type DatabaseConfig, isDatabaseUrlProblem, parseDatabaseUrl } from '../storage.ts';
 import { reading, type SettingValue } from './setting.ts';
@@ -121,3 +122,43 @@ export const scopeName: SettingValue<string> = v.pipe(
       `must be one OAuth scope (visible characters, no space, quote or backslash), not "${issue.input}"`,
   ),
 );
+
+/**
+ * WEBHOOK_URLS: comma-separated http(s) URLs, each given once. No user:password in them (fetch
+ * refuses those; a receiver checks the signature instead) and no fragment (never sent).
+ */
+export const webhookUrls: SettingValue<readonly string[]> = reading((text) => {
+  const urls = text
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+  if (urls.length === 0) return { problems: ['must name at least one URL'] };
+  const problems = urls.flatMap((url) => {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      return [`must hold http or https URLs, not "${url}"`];
+    const parsed = new URL(url);
+    if (parsed.username !== '' || parsed.password !== '')
+      return [`must hold URLs without user or password (the signature authenticates): ${parsed.host}`];
+    if (parsed.hash !== '') return [`must hold URLs without a #fragment, not "${url}"`];
+    return [];
+  });
+  return problems.length > 0 ? { problems } : { value: [...new Set(urls.map((url) => new URL(url).href))] };
+});
+
+/** WEBHOOK_SECRET: Standard Webhooks secrets (`whsec_…`), space-separated. Messages never echo a secret. */
+export const webhookSecrets: SettingValue<readonly Buffer[]> = reading((text) => {
+  try {
+    return { value: parseWebhookSecrets(text) };
+  } catch (error) {
+    return { problems: [(error as Error).message] };
+  }
+});
+
+/** WEBHOOK_RETRY_SCHEDULE: the waits before each further attempt, `5s,5m,30m,…`. */
+export const retrySchedule: SettingValue<readonly number[]> = reading((text) => {
+  try {
+    return { value: parseRetrySchedule(text) };
+  } catch (error) {
+    return { problems: [`must be waits such as 5s,5m,2h: ${(error as Error).message}`] };
+  }
+});

@@ -1,12 +1,19 @@
 import type { PlantRepository } from '@plant-store/domain';
 import type { Metrics } from './metrics.ts';
 
-/** The repository, counting the plants it stores for the first time. */
-export function countCreatedPlants(plants: PlantRepository, metrics: Metrics): PlantRepository {
+/** The repository, counting the plants it stores for the first time, and telling `onCreated` of each. */
+export function countCreatedPlants(
+  plants: PlantRepository,
+  metrics: Metrics,
+  onCreated: () => void = () => {},
+): PlantRepository {
   return {
-    insertIfAbsent: async (plant) => {
-      const outcome = await plants.insertIfAbsent(plant);
-      if (outcome.inserted) metrics.plantCreated();
+    insertIfAbsent: async (plant, created) => {
+      const outcome = await plants.insertIfAbsent(plant, created);
+      if (outcome.inserted) {
+        metrics.plantCreated();
+        onCreated();
+      }
       return outcome;
     },
     findById: (id) => plants.findById(id),

@@ -1,5 +1,6 @@
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
+import type { WebhookFigures } from '../webhooks.ts';
 
 /** The labels of one request. Every value is from a small fixed set, so series stay few. */
 export interface RequestLabels {
@@ -25,6 +26,8 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
   /** The identity provider's keys, when JWT access tokens are on. */
   readonly jwtKeys?: { ageSeconds(): number | undefined; failedFetches(): number } | undefined;
+  /** The webhook's counts and queue, when WEBHOOK_URLS is set. */
+  readonly webhooks?: WebhookFigures | undefined;
 }
 
 // From a fast health check to the 30 s request timeout.
@@ -169,6 +172,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     });
   }
 
+  const webhooks = options.webhooks;
+  if (webhooks !== undefined) registerWebhookMetrics(registry, webhooks);
+
   return {
     registry,
     requestStarted: () => {
@@ -191,4 +197,54 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       createdSoFar += 1;
     },
   };
+}
+
+function registerWebhookMetrics(registry: Registry, webhooks: WebhookFigures): void {
+  new Counter({
+    name: 'plant_store_webhooks_delivered_total',
+    help: 'Webhook deliveries a receiver answered with 2xx (one per event and URL; a redelivery counts again).',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(webhooks.delivered());
+    },
+  });
+  new Counter({
+    name: 'plant_store_webhook_attempts_failed_total',
+    help: 'Webhook attempts that failed: a status other than 2xx, a timeout, a network error.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(webhooks.attemptsFailed());
+    },
+  });
+  // Read from the queue at each scrape: the same figures on every replica of one database.
+  let backlog: ReturnType<WebhookFigures['dispatcher']['backlog']> | undefined;
+  const readBacklog = () => {
+    backlog ??= webhooks.dispatcher.backlog().finally(() => {
+      backlog = undefined;
+    });
+    return backlog;
+  };
+  new Gauge({
+    name: 'plant_store_webhooks_dead',
+    help: 'Webhook deliveries whose last attempt failed, kept until an operator redelivers them (pnpm webhooks:redeliver).',
+    registers: [registry],
+    async collect() {
+      this.set((await readBacklog()).dead);
+    },
+  });
+  new Gauge({
+    name: 'plant_store_webhooks_oldest_undelivered_age_seconds',
+    help: 'Age of the oldest plant-created event not yet delivered to every URL (dead ones aside); 0 when none waits.',
+    registers: [registry],
+    async collect() {
+      const { oldestUndeliveredAt } = await readBacklog();
+      this.set(
+        oldestUndeliveredAt === undefined
+          ? 0
+          : Math.max(0, (Date.now() - oldestUndeliveredAt.getTime()) / 1000),
+      );
+    },
+  });
 }

@@ -1,0 +1,62 @@
+import type { DeliveryJob, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { StartWebhooks } from './storage.ts';
+
+/** What /metrics shows of the webhook: counts since start, and the queue as it is now. */
+export interface WebhookFigures {
+  delivered(): number;
+  attemptsFailed(): number;
+  readonly dispatcher: WebhookDispatcher;
+}
+
+/** Where a delivery went, for the log: no query (it may carry a token), no user or password. */
+function whereTo(url: string): string {
+  const { origin, pathname } = new URL(url);
+  return `${origin}${pathname}`;
+}
+
+/** Starts delivering every plant created to WEBHOOK_URLS; undefined when none is configured. */
+export async function startWebhookDelivery(
+  config: Config,
+  start: StartWebhooks,
+  logger: Logger,
+): Promise<WebhookFigures | undefined> {
+  const { webhookUrls, webhookSecrets } = config;
+  if (webhookUrls === undefined || webhookSecrets === undefined) return undefined;
+  let delivered = 0;
+  let attemptsFailed = 0;
+  const about = (job: DeliveryJob) => ({
+    webhookId: job.eventId,
+    url: whereTo(job.url),
+    attempt: job.attempt + 1,
+  });
+  const observer: WebhookObserver = {
+    delivered(job, status) {
+      delivered += 1;
+      logger.debug({ ...about(job), status }, 'webhook delivered');
+    },
+    attemptFailed(job, reason) {
+      attemptsFailed += 1;
+      logger.warn({ ...about(job), reason }, 'webhook attempt failed');
+    },
+    gone(job) {
+      logger.info(about(job), 'webhook receiver answered 410: no more attempts of this event there');
+    },
+    dead(job) {
+      logger.error(about(job), 'webhook delivery dead after its last attempt: kept for redelivery');
+    },
+  };
+  const dispatcher = await start(
+    {
+      urls: webhookUrls,
+      keys: webhookSecrets,
+      schedule: config.webhookRetrySchedule,
+      timeoutMs: config.webhookTimeoutMs,
+    },
+    observer,
+    (error) => logger.error({ err: error }, 'webhook delivery: the queue failed; it tries again'),
+  );
+  logger.info({ urls: webhookUrls.map(whereTo) }, 'webhooks on');
+  return { delivered: () => delivered, attemptsFailed: () => attemptsFailed, dispatcher };
+}
