@@ -2,3 +2,4 @@ export { warnDidNotRun } from './did-not-run.ts';
 export { freePort } from './free-port.ts';
 export { createTestSchema, provideTestPostgres, type TestPostgres, withSearchPath } from './postgres.ts';
 export { randomPlantId } from './random-plant-id.ts';
+export { newSecret, type Received, startTestReceiver, type TestReceiver } from './webhook-receiver.ts';

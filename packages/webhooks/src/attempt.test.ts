@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
+import { newSecret, startTestReceiver, type TestReceiver } from '@plant-store/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptDelivery, parseRetryAfter } from './attempt.ts';
 import { parseWebhookSecrets } from './secrets.ts';
-import { newSecret, startTestReceiver, type TestReceiver } from './test-receiver.ts';
 
 const secret = newSecret();
 const keys = parseWebhookSecrets(secret);

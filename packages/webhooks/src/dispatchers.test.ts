@@ -2,13 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type PlantStorage, plantCreated } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import { provideTestPostgres, randomPlantId } from '@plant-store/test-support';
+import {
+  newSecret,
+  provideTestPostgres,
+  randomPlantId,
+  startTestReceiver,
+  type TestReceiver,
+} from '@plant-store/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
 import { startMemoryDispatcher } from './memory-dispatcher.ts';
 import { startPgBossDispatcher } from './pg-boss-dispatcher.ts';
 import { parseWebhookSecrets } from './secrets.ts';
-import { newSecret, startTestReceiver, type TestReceiver } from './test-receiver.ts';
 
 /** Counts what the dispatcher reported, as /metrics does. */
 function countingObserver() {

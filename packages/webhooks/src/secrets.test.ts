@@ -1,6 +1,6 @@
+import { newSecret } from '@plant-store/test-support';
 import { describe, expect, it } from 'vitest';
 import { parseWebhookSecrets } from './secrets.ts';
-import { newSecret } from './test-receiver.ts';
 
 describe('parseWebhookSecrets', () => {
   it('when one secret is given, then its key is the base64 after whsec_', () => {

@@ -21,13 +21,25 @@ export interface TestReceiver {
   verified(): Received[];
   /** How the next requests are answered; default 204. */
   answer: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Stops listening and drops its connections: attempts are refused, as by a receiver that is down. */
+  goDown(): Promise<void>;
+  /** Listens again on the same port. */
+  comeBack(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A bare node:http webhook receiver on 127.0.0.1 that verifies what it gets with `standardwebhooks`. */
-export async function startTestReceiver(secrets: readonly string[]): Promise<TestReceiver> {
+/**
+ * A bare node:http webhook receiver that verifies what it gets with `standardwebhooks`. On 127.0.0.2
+ * by default: apps/api's tests check every answer from 127.0.0.1 against the published API document,
+ * and a receiver's answers are not the service's.
+ */
+export async function startTestReceiver(
+  secrets: readonly string[],
+  host = '127.0.0.2',
+): Promise<TestReceiver> {
   const verifiers = secrets.map((secret) => ({ secret, webhook: new Webhook(secret) }));
   const received: Received[] = [];
+  let port = 0;
   const receiver: TestReceiver = {
     url: '',
     received,
@@ -36,10 +48,22 @@ export async function startTestReceiver(secrets: readonly string[]): Promise<Tes
       response.statusCode = 204;
       response.end();
     },
-    close: async () => {
-      server.closeAllConnections();
+    goDown: async () => {
+      const closed = once(server, 'close');
       server.close();
-      await once(server, 'close');
+      server.closeAllConnections();
+      await closed;
+    },
+    comeBack: async () => {
+      server.listen(port, host);
+      await once(server, 'listening');
+    },
+    close: async () => {
+      if (!server.listening) return;
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
     },
   };
   const server = createServer(async (request, response) => {
@@ -69,10 +93,10 @@ export async function startTestReceiver(secrets: readonly string[]): Promise<Tes
     });
     receiver.answer(request, response);
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(0, host);
   await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(receiver, { url: `http://127.0.0.1:${port}/hooks` });
+  port = (server.address() as AddressInfo).port;
+  return Object.assign(receiver, { url: `http://${host}:${port}/hooks` });
 }
 
 /** A fresh Standard Webhooks secret: whsec_ + base64 of 32 random bytes. */
