@@ -2,11 +2,14 @@
  * The webhook's drills (issue 13): each delivery is checked by a receiver that verifies it with the
  * `standardwebhooks` package, and each drill reports its counts (DRILL lines, reports/drills/).
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import {
   newSecret,
@@ -133,6 +136,23 @@ async function createPlants(
   return created;
 }
 
+const REDELIVER = fileURLToPath(new URL('../src/redeliver-dead-webhooks.ts', import.meta.url));
+
+/** `pnpm webhooks:redeliver`, as the root package.json runs it, with this DATABASE_URL. */
+async function runRedeliver(databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@plant-store/source', REDELIVER],
+      { env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl } },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
 async function metric(url: string, name: string): Promise<number> {
   const text = await (
     await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
@@ -176,6 +196,22 @@ describe('the webhook on the other storages', () => {
     await eventually(() => new Set(answeredOk).size === created.length, 'every plant delivered', 30_000);
     await sleep(300);
     expect(checkDeliveries(receiver, answeredOk, created).duplicatesAnswered2xx).toBe(0);
+    // The operator's command refuses what it cannot do safely, saying why.
+    const url = config.database.kind === 'pglite' ? `pglite:${config.database.dataDir}` : 'memory:';
+    const refused = await runRedeliver(url);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      config.database.kind === 'pglite'
+        ? /is in use \(or its service was killed\): stop the service/
+        : /memory: storage/,
+    );
+    if (config.database.kind === 'pglite') {
+      await service.stop();
+      await expect(runRedeliver(url)).resolves.toMatchObject({
+        code: 0,
+        stdout: '0 dead webhook deliveries queued again; the service delivers them once started\n',
+      });
+    }
   });
 });
 
@@ -310,6 +346,49 @@ describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'non
     reportDrill('webhook-failed-creates', {
       ...counts,
       requests: { '200 created': 2, '200 retry': 1, 409: 1, 400: 2, 503: 1 },
+    });
+  });
+
+  it('when every attempt fails, then the deliveries are dead, counted, and webhooks:redeliver sends them again', async () => {
+    const { receiver, answeredOk } = await startReceiver();
+    receivers.push(receiver);
+    const answer = receiver.answer;
+    receiver.answer = (_request, response) => void response.writeHead(500).end();
+    const service = await startServer(
+      loadConfig(env([receiver.url], { WEBHOOK_RETRY_SCHEDULE: '50ms,50ms' })),
+      {
+        logDestination: captureLogs().destination,
+      },
+    );
+    servers.push(service);
+    const created = await createPlants(service.url, 30, 8);
+    const deadMs = await eventually(() => receiver.received.length >= 90, 'three failed attempts of each');
+    let dead = 0;
+    for (let tries = 0; tries < 100 && dead < 30; tries += 1) {
+      dead = await metric(service.url, 'plant_store_webhooks_dead');
+      if (dead < 30) await sleep(50);
+    }
+    expect(dead).toBe(30);
+
+    receiver.answer = answer;
+    const run = await runRedeliver(connectionString);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe('30 dead webhook deliveries queued again; the running service delivers them\n');
+    const redeliveredMs = await eventually(
+      () => new Set(answeredOk).size === 30,
+      'every dead delivery delivered',
+    );
+    const counts = checkDeliveries(receiver, answeredOk, created);
+    expect(await metric(service.url, 'plant_store_webhooks_dead')).toBe(0);
+    expect(await runRedeliver(connectionString)).toMatchObject({
+      code: 0,
+      stdout: '0 dead webhook deliveries queued again; the running service delivers them\n',
+    });
+    reportDrill('webhook-dead-and-redelivered', {
+      ...counts,
+      attemptsEach: 3,
+      allDeadMs: deadMs,
+      deliveredMsAfterRedeliver: redeliveredMs,
     });
   });
 

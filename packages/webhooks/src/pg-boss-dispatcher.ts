@@ -158,6 +158,7 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
       for (let batch = -1; batch !== 0; moved += batch) {
         batch = await boss.redrive(DEAD_QUEUE, { destination: DELIVERY_QUEUE, limit: 1000 });
       }
+      if (workerId) boss.notifyWorker(workerId);
       return moved;
     },
     async stop() {
@@ -165,4 +166,34 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
       await boss.stop({ graceful: true, close: true, timeout: config.timeoutMs + 2_000 });
     },
   };
+}
+
+/**
+ * Moves every dead delivery back into the delivery queue, with a fresh schedule, for whichever
+ * service runs on this database to deliver: the operator's redelivery. Resolves with how many.
+ */
+export async function redeliverDeadWebhooks(database: QueueDatabase, storeSchema: string): Promise<number> {
+  const boss = new PgBoss({
+    ...(database.kind === 'postgres'
+      ? { connectionString: database.connectionString, max: 1 }
+      : { db: fromPglite(database.pglite), backend: 'pglite' as const }),
+    schema: jobQueueSchema(storeSchema),
+    supervise: false,
+    schedule: false,
+  });
+  const failures: unknown[] = [];
+  boss.on('error', (error) => failures.push(error));
+  await boss.start();
+  try {
+    const queues = await boss.getQueues([DEAD_QUEUE, DELIVERY_QUEUE]);
+    // No queue yet: webhooks never ran on this database, so nothing is dead.
+    if (queues.length < 2) return 0;
+    let moved = 0;
+    for (let batch = -1; batch !== 0; moved += batch) {
+      batch = await boss.redrive(DEAD_QUEUE, { destination: DELIVERY_QUEUE, limit: 1000 });
+    }
+    return moved;
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
 }

@@ -1,0 +1,62 @@
+/**
+ * `pnpm webhooks:redeliver`: puts every dead webhook delivery (its last attempt failed) back in the
+ * queue with a fresh retry schedule, for the service to deliver. Reads DATABASE_URL as the service
+ * does. PostgreSQL: run it any time, from anywhere that reaches the database. Embedded (pglite:):
+ * stop the service first, PGlite's folder is for one process at a time.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './storage.ts';
+
+async function storeSchemaOf(connectionString: string): Promise<string> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
+    return rows[0]?.schema ?? 'public';
+  } finally {
+    await client.end();
+  }
+}
+
+async function redeliver(databaseUrl: string): Promise<string> {
+  const database = parseDatabaseUrl(databaseUrl);
+  if ('problem' in database) throw new Error(`DATABASE_URL ${database.problem}`);
+  const { redeliverDeadWebhooks } = await import('@plant-store/webhooks/pg-boss');
+  switch (database.kind) {
+    case 'memory':
+      throw new Error(
+        'with memory: storage, dead deliveries live in the service process only: nothing to redeliver here',
+      );
+    case 'postgres': {
+      const moved = await redeliverDeadWebhooks(
+        { kind: 'postgres', connectionString: database.connectionString },
+        await storeSchemaOf(database.connectionString),
+      );
+      return `${moved} dead webhook deliveries queued again; the running service delivers them`;
+    }
+    case 'pglite': {
+      if (existsSync(join(database.dataDir, 'postmaster.pid'))) {
+        throw new Error(
+          `the embedded database in ${database.dataDir} is in use (or its service was killed): stop the service, then run this again`,
+        );
+      }
+      const { openPglitePlantStorage } = await import('@plant-store/storage-postgres');
+      const storage = await openPglitePlantStorage({ dataDir: database.dataDir });
+      try {
+        const moved = await redeliverDeadWebhooks({ kind: 'pglite', pglite: storage.pglite }, storage.schema);
+        return `${moved} dead webhook deliveries queued again; the service delivers them once started`;
+      } finally {
+        await storage.close();
+      }
+    }
+  }
+}
+
+try {
+  process.stdout.write(`${await redeliver(process.env.DATABASE_URL?.trim() || DEFAULT_DATABASE_URL)}\n`);
+} catch (error) {
+  process.stderr.write(`webhooks:redeliver: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
