@@ -1,16 +1,23 @@
 // The load generator: autocannon in this process, keep-alive connections, one POST /plants per
-// request with a body of its own (a unique id each time), bounded in time.
+// request with a body of its own (a unique id each time), or one GET of a path of its own (the
+// reads), bounded in time.
 import { randomBytes } from 'node:crypto';
 import { createHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 
-export interface LoadOptions {
+interface LoadBase {
   readonly url: string;
   readonly connections: number;
   readonly durationSeconds: number;
   readonly token: string;
-  readonly nextBody: () => string;
 }
+
+/** `POST /plants` with `nextBody()` as each request's body, or `GET nextPath()` for each request. */
+export type LoadOptions = LoadBase &
+  (
+    | { readonly nextBody: () => string; readonly nextPath?: undefined }
+    | { readonly nextPath: () => string; readonly nextBody?: undefined }
+  );
 
 export interface LoadResult {
   readonly connections: number;
@@ -56,6 +63,14 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   // autocannon keeps latency in whole milliseconds; at c1 on loopback that rounds everything to
   // 0 or 1, so latencies are kept here in microseconds, as autocannon does for 2xx answers only.
   const latencyUs = createHistogram({ lowest: 1, highest: 120_000_000, figures: 3 });
+  let request: autocannon.Request;
+  if (options.nextPath === undefined) {
+    const { nextBody } = options;
+    request = { method: 'POST', path: '/plants', setupRequest: (sent) => ({ ...sent, body: nextBody() }) };
+  } else {
+    const { nextPath } = options;
+    request = { method: 'GET', setupRequest: (sent) => ({ ...sent, path: nextPath() }) };
+  }
   const cpuBefore = process.cpuUsage();
   const wallBefore = performance.now();
   return new Promise((resolve, reject) => {
@@ -68,15 +83,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         timeout: 10,
         headers: {
           authorization: `Bearer ${options.token}`,
-          'content-type': 'application/json',
+          ...(options.nextPath === undefined ? { 'content-type': 'application/json' } : {}),
         },
-        requests: [
-          {
-            method: 'POST',
-            path: '/plants',
-            setupRequest: (request) => ({ ...request, body: options.nextBody() }),
-          },
-        ],
+        requests: [request],
       },
       (error, result) => {
         clearTimeout(hardStop);

@@ -59,9 +59,15 @@ if (!process.version.startsWith('v24.')) {
 
 const started = performance.now();
 const selected = new Set<TargetKey>(options.only ?? TARGET_KEYS);
-const usesPostgres = ['pgbench', 'bare-pg', 'postgres-single', 'postgres', 'growth'].some((key) =>
-  selected.has(key as TargetKey),
-);
+const usesPostgres = [
+  'pgbench',
+  'bare-pg',
+  'postgres-single',
+  'postgres',
+  'growth',
+  'pg-get',
+  'pg-list',
+].some((key) => selected.has(key as TargetKey));
 
 log('Plant Store bench: describing the machine...');
 const machine = await describeMachine(root);

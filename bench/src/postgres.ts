@@ -51,14 +51,14 @@ export async function durabilitySettings(url: string): Promise<Record<string, st
 }
 
 /**
- * Drops every table of the bench database (the service's, with its migration bookkeeping, and the
+ * Drops every table of the bench database (the service's, its outbox of events and its migration bookkeeping, and the
  * baselines'), so each target starts on an empty database; then a checkpoint, so that one left
  * over from the previous target's writes does not land in the next target's figures.
  */
 export async function resetBenchDatabase(url: string): Promise<void> {
   await withClient(url, async (client) => {
     await client.query(
-      'DROP TABLE IF EXISTS plants, kysely_migration, kysely_migration_lock, bench_plants, pgbench_plants CASCADE',
+      'DROP TABLE IF EXISTS plants, plant_events, kysely_migration, kysely_migration_lock, bench_plants, pgbench_plants CASCADE',
     );
     await client.query('CHECKPOINT');
   });
@@ -98,5 +98,27 @@ export async function seedPlants(url: string, count: number): Promise<void> {
     );
     await client.query('VACUUM ANALYZE plants');
     await client.query('CHECKPOINT');
+  });
+}
+
+/**
+ * Stores `count` plants in the service's table for the reads, in one statement, and answers every
+ * id stored, ascending (as text: exact int64s). Ids are random positive int64s, nearly all above
+ * 2^53; one plant in four has no tag, so both answers' shapes are read. Vacuumed and analysed, as
+ * autovacuum would have by then.
+ */
+export async function seedReadPlants(url: string, count: number): Promise<string[]> {
+  return withClient(url, async (client) => {
+    await client.query(
+      `INSERT INTO plants (id, name, tag)
+       SELECT 1 + (random() * 9.2e18)::bigint, 'Monstera deliciosa ' || n, CASE WHEN n % 4 = 0 THEN NULL ELSE 'aroid' END
+       FROM generate_series(1, $1) AS n
+       ON CONFLICT DO NOTHING`,
+      [count],
+    );
+    await client.query('VACUUM ANALYZE plants');
+    await client.query('CHECKPOINT');
+    const { rows } = await client.query<{ id: string }>('SELECT id FROM plants ORDER BY id');
+    return rows.map((row) => row.id);
   });
 }

@@ -1,8 +1,15 @@
 // The bench's verdicts are the project's performance verdicts: how figures become ratios, which
 // round is kept, and when a target is PASS, FAIL, UNDECIDED or NOT MEASURED.
 import { describe, expect, it } from 'vitest';
-import { bestOfRounds, compare, evaluateGoals, HOSTILE_MAX_RATIO, median } from './report.ts';
-import type { HostileBodiesFigures, LevelFigures, TargetKey, TargetRun } from './results.ts';
+import { bestOfRounds, compare, evaluateGoals, HOSTILE_MAX_RATIO, median, renderText } from './report.ts';
+import type {
+  BenchReport,
+  HostileBodiesFigures,
+  LevelFigures,
+  ReadFigures,
+  TargetKey,
+  TargetRun,
+} from './results.ts';
 
 function figures(
   connections: number,
@@ -43,6 +50,22 @@ describe('median', () => {
   });
 });
 
+function reads(cpuRatios: number[], more: Partial<ReadFigures> = {}): ReadFigures {
+  return {
+    request: 'GET /plants/{id}',
+    seeded: 10_000,
+    connections: 16,
+    segmentSeconds: 1,
+    bareCpuUsPerRequest: [100, 100],
+    serviceCpuUsPerRequest: cpuRatios.map((ratio) => ratio * 100),
+    bareRequestsPerSecond: [6000, 6000],
+    serviceRequestsPerSecond: cpuRatios.map((ratio) => 6000 / ratio),
+    cpuRatios,
+    rpsRatios: cpuRatios.map((ratio) => 1 / ratio),
+    ...more,
+  };
+}
+
 describe('bestOfRounds', () => {
   it('when a target ran in several rounds, then each level keeps the round with the most req/s', () => {
     const merged = bestOfRounds([
@@ -63,6 +86,17 @@ describe('bestOfRounds', () => {
     ]);
     expect(merged[0]?.error).toBe('the server did not start');
     expect(merged[0]?.levels.map((level) => level.requestsPerSecond)).toEqual([100]);
+  });
+});
+
+describe('bestOfRounds, reads on PostgreSQL', () => {
+  it('when a read ran in several rounds of the bench, then every round of each is kept, together', () => {
+    const merged = bestOfRounds([
+      [run('pg-get', [], { reads: reads([2]) })],
+      [run('pg-get', [], { reads: reads([3, 4]) })],
+    ]);
+    expect(merged[0]?.reads?.cpuRatios).toEqual([2, 3, 4]);
+    expect(merged[0]?.reads?.bareCpuUsPerRequest).toEqual([100, 100, 100, 100]);
   });
 });
 
@@ -132,6 +166,45 @@ describe('evaluateGoals', () => {
     );
     expect(statusOf(goals, 'ES256 JWT c16: req/s >= 0.9x a static token')).toBe('PASS');
     expect(statusOf(goals, 'RS256 JWT c16: req/s >= 0.9x a static token')).toBe('FAIL');
+  });
+
+  describe('reads on PostgreSQL, against the bare node:http + pg server', () => {
+    const cpuGoal = 'PostgreSQL GET /plants/{id} c16: CPU/request vs node:http + pg (reported, no target)';
+    const rpsGoal = 'PostgreSQL GET /plants/{id} c16: req/s vs node:http + pg (reported, no target)';
+
+    it('when measured, then reported with no target (INFO): the median ratio, the rounds range and both figures', () => {
+      const goals = evaluateGoals([run('pg-get', [], { reads: reads([2, 3, 2.5]) })], []);
+      expect(goals.find((g) => g.goal === cpuGoal)).toEqual({
+        goal: cpuGoal,
+        measured: 'median 2.50x (rounds 2.00x to 3.00x; 250 us/req vs 100 us/req)',
+        status: 'INFO',
+      });
+      expect(goals.find((g) => g.goal === rpsGoal)?.measured).toBe(
+        'median 0.40x (rounds 0.33x to 0.50x; 2,400 req/s vs 6,000 req/s)',
+      );
+      expect(goals.some((g) => g.goal.includes('limit=100'))).toBe(false);
+    });
+
+    it('when no round was measured, then NOT MEASURED, never INFO', () => {
+      const goals = evaluateGoals([run('pg-get', [], { reads: reads([]) })], []);
+      expect(statusOf(goals, cpuGoal)).toBe('NOT MEASURED');
+      expect(statusOf(goals, rpsGoal)).toBe('NOT MEASURED');
+    });
+
+    it('when measured, then the text report has a row of it, with each round', () => {
+      const runs = [
+        run('pg-list', [], { reads: reads([2, 3], { request: 'GET /plants?limit=100&after={id}' }) }),
+      ];
+      const report = {
+        settings: { connections: [16] },
+        runs,
+        comparisons: [],
+        goals: evaluateGoals(runs, [16]),
+      } as unknown as BenchReport;
+      expect(renderText(report)).toMatch(
+        /GET \/plants\?limit=100&after=\{id\} +c16 +250 +100 +2\.50x .* 2\.00x 3\.00x/,
+      );
+    });
   });
 
   describe('hostile bodies, judged round by round', () => {

@@ -9,6 +9,7 @@ import {
   type HostileBodiesFigures,
   type LevelFigures,
   PRIMARY_BASELINE,
+  type ReadFigures,
   TARGET_LABELS,
   type TargetKey,
   type TargetRun,
@@ -38,6 +39,7 @@ export function bestOfRounds(rounds: readonly (readonly TargetRun[])[]): TargetR
         kept.levels[index] = figures;
     }
     if (run.hostile !== undefined) kept.hostile = mergeHostile(kept.hostile, run.hostile);
+    if (run.reads !== undefined) kept.reads = mergeReads(kept.reads, run.reads);
     for (const note of run.notes) if (!kept.notes.includes(note)) kept.notes.push(note);
     if (run.error !== undefined)
       kept.error = kept.error === undefined ? run.error : `${kept.error}\n${run.error}`;
@@ -65,6 +67,20 @@ function mergeHostile(
             ratios: [...shape.ratios, ...other.ratios],
           };
     }),
+  };
+}
+
+/** Reads measured in several rounds of the whole bench: every round's figures, together. */
+function mergeReads(kept: ReadFigures | undefined, more: ReadFigures): ReadFigures {
+  if (kept === undefined) return more;
+  return {
+    ...kept,
+    bareCpuUsPerRequest: [...kept.bareCpuUsPerRequest, ...more.bareCpuUsPerRequest],
+    serviceCpuUsPerRequest: [...kept.serviceCpuUsPerRequest, ...more.serviceCpuUsPerRequest],
+    bareRequestsPerSecond: [...kept.bareRequestsPerSecond, ...more.bareRequestsPerSecond],
+    serviceRequestsPerSecond: [...kept.serviceRequestsPerSecond, ...more.serviceRequestsPerSecond],
+    cpuRatios: [...kept.cpuRatios, ...more.cpuRatios],
+    rpsRatios: [...kept.rpsRatios, ...more.rpsRatios],
   };
 }
 
@@ -99,6 +115,49 @@ function hostileGoals(runs: readonly TargetRun[]): Goal[] {
       `${format.micros(median(figures.plainCpuUsPerRequest))} us/req); answered ${shape.status}`,
     status: judgeRatios(shape.ratios),
   }));
+}
+
+/** The reads on PostgreSQL, in the order they are reported. */
+const READ_KEYS = ['pg-get', 'pg-list'] as const;
+
+/**
+ * The reads on PostgreSQL against the bare node:http + pg server: the issue gives no figure to
+ * reach, so they are reported (INFO) with their median ratio and every round's range; NOT MEASURED
+ * when no round was.
+ */
+function readGoals(runs: readonly TargetRun[]): Goal[] {
+  return READ_KEYS.flatMap((key) => {
+    const figures = runs.find((run) => run.key === key)?.reads;
+    if (figures === undefined) return [];
+    const name = `PostgreSQL ${figures.request} c${figures.connections}`;
+    const measured = (ratios: readonly number[], service: string, bare: string) =>
+      ratios.length === 0 || ratios.some(Number.isNaN)
+        ? { measured: 'not measured in this run', status: 'NOT MEASURED' as const }
+        : {
+            measured:
+              `median ${format.ratio(median(ratios))} (rounds ${format.ratio(Math.min(...ratios))} to ` +
+              `${format.ratio(Math.max(...ratios))}; ${service} vs ${bare})`,
+            status: 'INFO' as const,
+          };
+    return [
+      {
+        goal: `${name}: CPU/request vs node:http + pg (reported, no target)`,
+        ...measured(
+          figures.cpuRatios,
+          `${format.micros(median(figures.serviceCpuUsPerRequest))} us/req`,
+          `${format.micros(median(figures.bareCpuUsPerRequest))} us/req`,
+        ),
+      },
+      {
+        goal: `${name}: req/s vs node:http + pg (reported, no target)`,
+        ...measured(
+          figures.rpsRatios,
+          `${format.rps(median(figures.serviceRequestsPerSecond))} req/s`,
+          `${format.rps(median(figures.bareRequestsPerSecond))} req/s`,
+        ),
+      },
+    ];
+  });
 }
 
 export function compare(runs: readonly TargetRun[]): Comparison[] {
@@ -219,6 +278,7 @@ export function evaluateGoals(runs: readonly TargetRun[], connections: readonly 
       '%',
     );
   }
+  goals.push(...readGoals(runs));
   goals.push(...hostileGoals(runs));
   return goals;
 }
@@ -337,6 +397,39 @@ function hostileTable(
   return { headers, rows, right: [false, true, true, true, false, false] };
 }
 
+function readsTable(
+  report: BenchReport,
+): { headers: string[]; rows: string[][]; right: boolean[] } | undefined {
+  const reads = READ_KEYS.flatMap((key) => {
+    const figures = report.runs.find((run) => run.key === key)?.reads;
+    return figures === undefined ? [] : [figures];
+  });
+  if (reads.length === 0) return undefined;
+  const headers = [
+    'read on PostgreSQL',
+    'conns',
+    'service us/req',
+    'bare us/req',
+    'x CPU/req',
+    'service req/s',
+    'bare req/s',
+    'x req/s',
+    'rounds (x CPU/req)',
+  ];
+  const rows = reads.map((figures) => [
+    figures.request,
+    `c${figures.connections}`,
+    format.micros(median(figures.serviceCpuUsPerRequest)),
+    format.micros(median(figures.bareCpuUsPerRequest)),
+    format.ratio(median(figures.cpuRatios)),
+    format.rps(median(figures.serviceRequestsPerSecond)),
+    format.rps(median(figures.bareRequestsPerSecond)),
+    format.ratio(median(figures.rpsRatios)),
+    figures.cpuRatios.map((ratio) => format.ratio(ratio)).join(' '),
+  ]);
+  return { headers, rows, right: [false, true, true, true, true, true, true, true, false] };
+}
+
 function textTable(headers: string[], rows: string[][], right: boolean[]): string {
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -360,6 +453,7 @@ function markdownTable(headers: string[], rows: string[][], right: boolean[]): s
 
 export function renderText(report: BenchReport): string {
   const comparisons = comparisonTable(report);
+  const reads = readsTable(report);
   const hostile = hostileTable(report);
   const width = Math.max(...report.goals.map((goal) => goal.goal.length));
   return [
@@ -368,6 +462,7 @@ export function renderText(report: BenchReport): string {
     '',
     textTable(comparisons.headers, comparisons.rows, comparisons.right),
     '',
+    ...(reads ? [textTable(reads.headers, reads.rows, reads.right), ''] : []),
     ...(hostile ? [textTable(hostile.headers, hostile.rows, hostile.right), ''] : []),
     ...report.goals.map((goal) => `${goal.status.padEnd(12)} ${goal.goal.padEnd(width)}  ${goal.measured}`),
   ].join('\n');
@@ -377,6 +472,8 @@ export function renderText(report: BenchReport): string {
 export function renderMarkdown(report: BenchReport, profileNotes = ''): string {
   const { machine, settings } = report;
   const comparisons = comparisonTable(report);
+  const reads = readsTable(report);
+  const readFigures = READ_KEYS.flatMap((key) => report.runs.find((run) => run.key === key)?.reads ?? []);
   const hostile = hostileTable(report);
   const hostileFigures = report.runs.find((run) => run.key === 'hostile')?.hostile;
   const pg = machine.postgresSettings;
@@ -436,6 +533,22 @@ work on the machine disturbs less than req/s. baseline: the figure each row is a
 ${markdownTable(comparisons.headers, comparisons.rows, comparisons.right)}
 
 ${
+  reads && readFigures[0]
+    ? `## Reads on PostgreSQL
+
+The service against a bare node:http + pg server doing the same SELECT on the same table of
+${readFigures[0].seeded.toLocaleString('en-US')} plants, stored before the timed part, and answering the same JSON (checked
+before the load). Both are up at once, loaded in turn on ${readFigures[0].connections} connections in
+${readFigures[0].segmentSeconds} s segments: bare, service, bare, ..., bare. us/req: each server process's CPU time
+per answered request (median of the segments); x CPU/req and x req/s: the service's over the mean
+of the bare segments just before and after it (median, then each round's CPU ratio). No target is
+set for reads: the figures are reported (INFO in the targets below).
+
+${markdownTable(reads.headers, reads.rows, reads.right)}
+
+`
+    : ''
+}${
   hostile && hostileFigures
     ? `## Hostile bodies
 

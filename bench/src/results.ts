@@ -13,6 +13,8 @@ export const TARGET_KEYS = [
   'postgres-single',
   'postgres',
   'growth',
+  'pg-get',
+  'pg-list',
   'hostile',
   'jwt-es256',
   'jwt-rs256',
@@ -30,6 +32,8 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   'postgres-single': 'service, PostgreSQL, GROUP_COMMIT=off',
   postgres: 'service, PostgreSQL',
   growth: 'service, PostgreSQL, 1M rows',
+  'pg-get': 'service, PostgreSQL, GET /plants/{id}',
+  'pg-list': 'service, PostgreSQL, GET /plants?limit=100',
   hostile: 'service, memory:, hostile bodies',
   'jwt-es256': 'service, memory:, ES256 JWT',
   'jwt-rs256': 'service, memory:, RS256 JWT',
@@ -97,12 +101,38 @@ export interface HostileBodiesFigures {
   readonly shapes: HostileShapeFigures[];
 }
 
+/**
+ * A read on PostgreSQL, the service against the bare node:http + pg server doing the same SELECT
+ * (bench/src/reads.ts): both up at once on the same seeded table, loaded in turn, round by round.
+ */
+export interface ReadFigures {
+  /** What each request is, e.g. `GET /plants/{id}`. */
+  readonly request: string;
+  /** The plants in the table, all stored before the timed part. */
+  readonly seeded: number;
+  readonly connections: number;
+  readonly segmentSeconds: number;
+  /** Server CPU time per answered request, in microseconds, each time the bare server was measured. */
+  readonly bareCpuUsPerRequest: number[];
+  /** The same for the service, each round. */
+  readonly serviceCpuUsPerRequest: number[];
+  /** 2xx answers per second, each time the bare server was measured. */
+  readonly bareRequestsPerSecond: number[];
+  readonly serviceRequestsPerSecond: number[];
+  /** Service CPU per request over the bare server's, measured just before and after it, each round (above 1: the service costs more). */
+  readonly cpuRatios: number[];
+  /** Service req/s over the bare server's, measured just before and after it, each round (below 1: the service is slower). */
+  readonly rpsRatios: number[];
+}
+
 export interface TargetRun {
   readonly key: TargetKey;
   readonly label: string;
   readonly levels: LevelFigures[];
   /** The hostile bodies section, for its target. */
   hostile?: HostileBodiesFigures;
+  /** The reads on PostgreSQL, for their targets. */
+  reads?: ReadFigures;
   readonly notes: string[];
   /** Why the target could not be measured (or stopped part-way). */
   error?: string;

@@ -7,7 +7,14 @@ import { BENCH_AUDIENCE, startBenchProvider } from './jwt-provider.ts';
 import { type LoadResult, nextInt64Body, nextSafeIntegerBody, runLoad } from './load.ts';
 import type { BenchOptions } from './options.ts';
 import { runPgbench } from './pgbench.ts';
-import { checkpoint, countRows, createPgbenchTable, resetBenchDatabase, seedPlants } from './postgres.ts';
+import {
+  checkpoint,
+  countRows,
+  createPgbenchTable,
+  resetBenchDatabase,
+  seedPlants,
+  seedReadPlants,
+} from './postgres.ts';
 import {
   machineCpuSeconds,
   PeakRss,
@@ -16,6 +23,7 @@ import {
   type ServerSpec,
   startServer,
 } from './processes.ts';
+import { measureReads } from './reads.ts';
 import { format } from './report.ts';
 import { type LevelFigures, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
 import { makeTempDir } from './temp-dirs.ts';
@@ -243,6 +251,70 @@ async function runHostileBodies(context: BenchContext): Promise<TargetRun> {
   return run;
 }
 
+/** The plants stored before the reads are timed. */
+const READ_SEED_PLANTS = 10_000;
+/** The page the list reads: `GET /plants?limit=100&after=<a stored id>`, always a full page with a next one. */
+const READ_PAGE_LIMIT = 100;
+
+/**
+ * A read on PostgreSQL (see reads.ts): the service started on an empty bench database, which it
+ * migrates; READ_SEED_PLANTS plants stored in its table; the bare node:http + pg server started on
+ * the same table; then both loaded in turn with reads of stored plants only, at random.
+ */
+async function runReads(context: BenchContext, key: 'pg-get' | 'pg-list'): Promise<TargetRun> {
+  const run: TargetRun = { key, label: TARGET_LABELS[key], levels: [], notes: [] };
+  let service: RunningChild | undefined;
+  let bare: RunningChild | undefined;
+  try {
+    const url = requirePostgres(context);
+    await resetBenchDatabase(url);
+    service = await startServer(
+      nodeServer(context, 'service (PostgreSQL)', apiArgs(context), { DATABASE_URL: url }),
+    );
+    const started = performance.now();
+    const ids = await seedReadPlants(url, READ_SEED_PLANTS);
+    context.log(
+      `  service up at ${service.url} (pid ${service.pid}); ${ids.length.toLocaleString('en-US')} plants stored in ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    bare = await startServer(
+      nodeServer(context, 'node:http + pg (reads)', [baselinePath(context, 'bare-pg-reads.ts'), '--pg', url]),
+    );
+    context.log(`  node:http + pg up at ${bare.url} (pid ${bare.pid})`);
+    const random = (count: number) => ids[Math.floor(Math.random() * count)] as string;
+    // A list starts after a stored id with more than a page of ids after it: a full page, and a next one.
+    const lastStart = ids.length - READ_PAGE_LIMIT - 1;
+    if (lastStart < 1) throw new Error(`only ${ids.length} plants were stored`);
+    run.reads = await measureReads({
+      service,
+      bare,
+      token: context.token,
+      request: key === 'pg-get' ? 'GET /plants/{id}' : `GET /plants?limit=${READ_PAGE_LIMIT}&after={id}`,
+      seeded: ids.length,
+      nextPath:
+        key === 'pg-get'
+          ? () => `/plants/${random(ids.length)}`
+          : () => `/plants?limit=${READ_PAGE_LIMIT}&after=${random(lastStart)}`,
+      expectLink: key === 'pg-list',
+      segmentSeconds: Math.max(1, context.options.durationSeconds / 4),
+      warmupSeconds: context.options.warmupSeconds,
+      log: context.log,
+    });
+    run.notes.push(
+      `${ids.length.toLocaleString('en-US')} plants stored before the timed part, random positive int64 ids; ` +
+        (key === 'pg-get'
+          ? 'each request reads a stored plant picked at random'
+          : `each request reads a full page of ${READ_PAGE_LIMIT} after a stored id picked at random (both servers read ${READ_PAGE_LIMIT + 1} rows: the one more says a next page follows)`),
+    );
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    await bare?.stop();
+    await service?.stop();
+  }
+  return run;
+}
+
 /** Runs one target (the PostgreSQL service also runs the 1M-row growth run when it is selected). */
 export async function runTarget(context: BenchContext, key: TargetKey): Promise<TargetRun[]> {
   switch (key) {
@@ -338,6 +410,9 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
         beforeLevel: () => checkpoint(url),
       });
     }
+    case 'pg-get':
+    case 'pg-list':
+      return [await runReads(context, key)];
     case 'hostile':
       return [await runHostileBodies(context)];
     case 'jwt-es256':
