@@ -100,15 +100,16 @@ describe('GET /openapi.json', () => {
     expect(operation.responses['503'].headers['Retry-After']).toBeDefined();
   });
 
-  it('when the operations are read, then each is listed under a tag the document describes: plants, monitoring, documentation', () => {
+  it('when the operations are read, then each is listed under a tag the document describes: plants, monitoring, documentation, webhooks', () => {
     expect(document.tags.map((tag: JsonObject) => tag.name)).toEqual([
       'plants',
       'monitoring',
       'documentation',
+      'webhooks',
     ]);
     for (const tag of document.tags) expect(tag.description, tag.name).toEqual(expect.any(String));
     const tagsByOperation = Object.fromEntries(
-      Object.values(document.paths).flatMap((operations) =>
+      [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((operations) =>
         Object.values(operations as JsonObject).map((operation: JsonObject) => [
           operation.operationId,
           operation.tags,
@@ -125,7 +126,23 @@ describe('GET /openapi.json', () => {
       metrics: ['monitoring'],
       openApiDocument: ['documentation'],
       apiReference: ['documentation'],
+      plantCreated: ['webhooks'],
     });
+  });
+
+  it("when the webhook is read, then it is the NewPlant with Standard Webhooks' three headers", () => {
+    const { post } = document.webhooks.plantCreated;
+    expect(post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/NewPlant',
+    });
+    expect(
+      post.parameters.map((parameter: JsonObject) => [parameter.name, parameter.in, parameter.required]),
+    ).toEqual([
+      ['webhook-id', 'header', true],
+      ['webhook-timestamp', 'header', true],
+      ['webhook-signature', 'header', true],
+    ]);
+    expect(Object.keys(post.responses).sort()).toEqual(['2XX', '410', 'default']);
   });
 
   it("when the paths are read, then the reference page's assets are not listed as an operation, though GET /docs says where they are", () => {

@@ -9,7 +9,7 @@ import {
   startTestReceiver,
   type TestReceiver,
 } from '@plant-store/test-support';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
 import { startMemoryDispatcher } from './memory-dispatcher.ts';
 import { startPgBossDispatcher } from './pg-boss-dispatcher.ts';
@@ -51,6 +51,7 @@ interface Harness {
 }
 
 const errors: unknown[] = [];
+const OPEN_TIMEOUT_MS = 120_000;
 const onError = (error: unknown) => void errors.push(error);
 
 function describeDispatcher(name: string, harness: Harness): void {
@@ -60,6 +61,7 @@ function describeDispatcher(name: string, harness: Harness): void {
     const running: { storage: PlantStorage; dispatcher: WebhookDispatcher }[] = [];
     const receivers: TestReceiver[] = [];
     afterEach(async () => {
+      await opened?.close();
       for (const { dispatcher, storage } of running.splice(0)) {
         await dispatcher.stop();
         await storage.close();
@@ -68,10 +70,18 @@ function describeDispatcher(name: string, harness: Harness): void {
       expect(errors.splice(0)).toStrictEqual([]);
     });
 
+    // Opened before each test, apart from its time: PGlite compiles its WebAssembly on the first open
+    // of a process, which takes seconds alone and far longer while every package's tests run at once.
+    let opened: PlantStorage | undefined;
+    beforeEach(async () => {
+      opened = await harness.open();
+    }, OPEN_TIMEOUT_MS);
+
     async function setUp(urls: number, schedule: number[]) {
       const hooks = await Promise.all(Array.from({ length: urls }, () => startTestReceiver([secret])));
       receivers.push(...hooks);
-      const storage = await harness.open();
+      const storage = opened as PlantStorage;
+      opened = undefined;
       const { counts, observer } = countingObserver();
       const dispatcher = await harness.start(
         storage,

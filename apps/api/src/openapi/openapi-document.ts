@@ -91,6 +91,7 @@ const TAGS = [
     description: 'For operators and load balancers: liveness, readiness, metrics.',
   },
   { name: 'documentation', description: 'This description of the interface, as JSON and as this page.' },
+  { name: 'webhooks', description: 'What the service POSTs to WEBHOOK_URLS: one request per plant created.' },
 ];
 
 // What a 400 of POST /plants means: one cause a line, in the order the service checks them.
@@ -392,6 +393,55 @@ export function buildOpenApiDocument(): OpenApiDocument {
           security: NO_TOKEN,
           responses: {
             '200': { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+    },
+    // What the service sends, not what it answers (OpenAPI 3.1): the webhook on creation.
+    webhooks: {
+      plantCreated: {
+        post: {
+          tags: ['webhooks'],
+          operationId: 'plantCreated',
+          summary: 'Sent to each of WEBHOOK_URLS for every plant created, at least once.',
+          description:
+            'Signed with Standard Webhooks: `webhook-signature` is `v1,` + base64 HMAC-SHA256 of ' +
+            '`webhook-id.webhook-timestamp.body`, keyed by the WEBHOOK_SECRET (`whsec_` + base64); one signature per ' +
+            'secret while rotating. Every copy of one event has the same `webhook-id`: deduplicate on it. Any 2xx ' +
+            'delivers; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (`Retry-After` ' +
+            'honoured on 429 and 503); 410 stops this URL for this event; redirects are not followed; 10 s timeout.',
+          parameters: [
+            {
+              name: 'webhook-id',
+              in: 'header',
+              required: true,
+              description: 'The event: the same on every attempt and at every URL.',
+              schema: { type: 'string' },
+            },
+            {
+              name: 'webhook-timestamp',
+              in: 'header',
+              required: true,
+              description: 'When this attempt was signed, in seconds since 1970 (reject ones far from now).',
+              schema: { type: 'string', pattern: '^[0-9]+$' },
+            },
+            {
+              name: 'webhook-signature',
+              in: 'header',
+              required: true,
+              description: 'Space-separated `v1,<base64>` signatures.',
+              schema: { type: 'string' },
+            },
+          ],
+          requestBody: {
+            required: true,
+            description: 'The plant as created; `id` an exact int64.',
+            content: json(ref('schemas', 'NewPlant')),
+          },
+          responses: {
+            '2XX': { description: 'Delivered: no further attempt.' },
+            '410': { description: 'Gone: no further attempt of this event at this URL.' },
+            default: { description: 'Not delivered: tried again on the schedule, then kept as dead.' },
           },
         },
       },

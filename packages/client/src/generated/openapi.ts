@@ -135,7 +135,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    plantCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent to each of WEBHOOK_URLS for every plant created, at least once.
+         * @description Signed with Standard Webhooks: `webhook-signature` is `v1,` + base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed by the WEBHOOK_SECRET (`whsec_` + base64); one signature per secret while rotating. Every copy of one event has the same `webhook-id`: deduplicate on it. Any 2xx delivers; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (`Retry-After` honoured on 429 and 503); 410 stops this URL for this event; redirects are not followed; 10 s timeout.
+         */
+        post: operations["plantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -725,6 +746,50 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    plantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event: the same on every attempt and at every URL. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64>` signatures. */
+                "webhook-signature": string;
+                /** @description When this attempt was signed, in seconds since 1970 (reject ones far from now). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The plant as created; `id` an exact int64. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Delivered: no further attempt. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: no further attempt of this event at this URL. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: tried again on the schedule, then kept as dead. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
