@@ -161,7 +161,11 @@ async function metric(url: string, name: string): Promise<number> {
   return Number(line?.split(' ')[1]);
 }
 
-describe('the webhook on the other storages', () => {
+// Generous bounds: these start real services (PGlite compiles its WebAssembly at each first open, a
+// killed process's jobs expire first), and every package's tests run at once on two cores.
+const DRILL_TIMEOUT = { timeout: 180_000 };
+
+describe('the webhook on the other storages', DRILL_TIMEOUT, () => {
   const stops: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const stop of stops.splice(0)) await stop();
@@ -215,7 +219,7 @@ describe('the webhook on the other storages', () => {
   });
 });
 
-describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'none'})`, () => {
+describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'none'})`, DRILL_TIMEOUT, () => {
   const connectionString = server?.connectionString ?? '';
   const servers: RunningServer[] = [];
   const receivers: TestReceiver[] = [];
@@ -435,7 +439,7 @@ describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'non
     const recoveredMs = await eventually(
       () => new Set(answeredOk).size === created.length,
       'every plant delivered after the restart',
-      90_000,
+      150_000,
     );
     await sleep(1_500);
     const counts = checkDeliveries(receiver, answeredOk, created);
