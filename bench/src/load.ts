@@ -10,6 +10,8 @@ interface LoadBase {
   readonly connections: number;
   readonly durationSeconds: number;
   readonly token: string;
+  /** Told the status of every answer, for a target that wants one status and no other. */
+  readonly onStatus?: (status: number) => void;
 }
 
 /** `POST /plants` with `nextBody()` as each request's body, or `GET nextPath()` for each request. */
@@ -110,6 +112,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     instance.on(
       'response',
       (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+        options.onStatus?.(statusCode);
         if (statusCode >= 200 && statusCode < 300)
           latencyUs.record(Math.max(1, Math.round(responseTimeMs * 1000)));
       },

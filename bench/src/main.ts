@@ -67,6 +67,7 @@ const usesPostgres = [
   'growth',
   'pg-get',
   'pg-list',
+  'webhook',
 ].some((key) => selected.has(key as TargetKey));
 
 log('Plant Store bench: describing the machine...');

@@ -51,15 +51,29 @@ export async function durabilitySettings(url: string): Promise<Record<string, st
 }
 
 /**
+ * The schema of the webhook's job queue (pg-boss) beside a store in `storeSchema`: as
+ * packages/webhooks' `jobQueueSchema` names it (the bench does not depend on that package).
+ */
+export function jobQueueSchema(storeSchema: string): string {
+  return storeSchema === 'public' ? 'pgboss' : `${storeSchema}_pgboss`;
+}
+
+/**
  * Drops every table of the bench database (the service's, its outbox of events and its migration bookkeeping, and the
- * baselines'), so each target starts on an empty database; then a checkpoint, so that one left
- * over from the previous target's writes does not land in the next target's figures.
+ * baselines') and the webhook's job queue (the schema pg-boss made beside the service's), so each
+ * target starts on an empty database and a rerun finds no deliveries left by the last one; then a
+ * checkpoint, so that one left over from the previous target's writes does not land in the next
+ * target's figures.
  */
 export async function resetBenchDatabase(url: string): Promise<void> {
   await withClient(url, async (client) => {
     await client.query(
       'DROP TABLE IF EXISTS plants, plant_events, kysely_migration, kysely_migration_lock, bench_plants, pgbench_plants CASCADE',
     );
+    // The service's schema is the first of the search_path, as it is for the service's own connections.
+    const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+    const queue = jobQueueSchema(rows[0]?.schema ?? 'public');
+    await client.query(`DROP SCHEMA IF EXISTS "${queue.replaceAll('"', '""')}" CASCADE`);
     await client.query('CHECKPOINT');
   });
 }

@@ -1,7 +1,16 @@
 // The bench's verdicts are the project's performance verdicts: how figures become ratios, which
 // round is kept, and when a target is PASS, FAIL, UNDECIDED or NOT MEASURED.
 import { describe, expect, it } from 'vitest';
-import { bestOfRounds, compare, evaluateGoals, HOSTILE_MAX_RATIO, median, renderText } from './report.ts';
+import {
+  bestOfRounds,
+  compare,
+  evaluateGoals,
+  HOSTILE_MAX_RATIO,
+  median,
+  renderMarkdown,
+  renderText,
+  WEBHOOK_MIN_RPS_RATIO,
+} from './report.ts';
 import type {
   BenchReport,
   HostileBodiesFigures,
@@ -9,6 +18,7 @@ import type {
   ReadFigures,
   TargetKey,
   TargetRun,
+  WebhookFigures,
 } from './results.ts';
 
 function figures(
@@ -66,6 +76,28 @@ function reads(cpuRatios: number[], more: Partial<ReadFigures> = {}): ReadFigure
   };
 }
 
+function webhook(rpsRatios: number[], more: Partial<WebhookFigures> = {}): WebhookFigures {
+  return {
+    connections: 64,
+    segmentSeconds: 1,
+    drainLimitSeconds: 30,
+    offCpuUsPerRequest: [100, 100],
+    onCpuUsPerRequest: rpsRatios.map((ratio) => 100 / ratio),
+    onCpuUsPerRequestDrained: rpsRatios.map((ratio) => 200 / ratio),
+    offRequestsPerSecond: [5000, 5000],
+    onRequestsPerSecond: rpsRatios.map((ratio) => 5000 * ratio),
+    rpsRatios,
+    cpuRatios: rpsRatios.map((ratio) => 2 / ratio),
+    created: rpsRatios.map((ratio) => 5000 * ratio),
+    lagSeconds: rpsRatios.map(() => 0.5),
+    receivedRequests: 10_000,
+    receivedDistinct: 10_000,
+    expectedDeliveries: 10_000,
+    shortfall: 0,
+    ...more,
+  };
+}
+
 describe('bestOfRounds', () => {
   it('when a target ran in several rounds, then each level keeps the round with the most req/s', () => {
     const merged = bestOfRounds([
@@ -97,6 +129,20 @@ describe('bestOfRounds, reads on PostgreSQL', () => {
     ]);
     expect(merged[0]?.reads?.cpuRatios).toEqual([2, 3, 4]);
     expect(merged[0]?.reads?.bareCpuUsPerRequest).toEqual([100, 100, 100, 100]);
+  });
+});
+
+describe('bestOfRounds, the webhook', () => {
+  it('when it ran in several rounds of the bench, then every round is kept and the deliveries are added up', () => {
+    const merged = bestOfRounds([
+      [run('webhook', [], { webhook: webhook([0.9]) })],
+      [run('webhook', [], { webhook: webhook([0.7, 0.8], { shortfall: 3, expectedDeliveries: 10_003 }) })],
+    ]);
+    expect(merged[0]?.webhook?.rpsRatios).toEqual([0.9, 0.7, 0.8]);
+    expect(merged[0]?.webhook?.offRequestsPerSecond).toEqual([5000, 5000, 5000, 5000]);
+    expect(merged[0]?.webhook?.expectedDeliveries).toBe(20_003);
+    expect(merged[0]?.webhook?.receivedDistinct).toBe(20_000);
+    expect(merged[0]?.webhook?.shortfall).toBe(3);
   });
 });
 
@@ -204,6 +250,77 @@ describe('evaluateGoals', () => {
       expect(renderText(report)).toMatch(
         /GET \/plants\?limit=100&after=\{id\} +c16 +250 +100 +2\.50x .* 2\.00x 3\.00x/,
       );
+    });
+  });
+
+  describe('the webhook on vs off, judged round by round', () => {
+    const rpsGoal = `webhook on >= ${WEBHOOK_MIN_RPS_RATIO}x off at c64: POST /plants req/s on PostgreSQL`;
+    const cpuGoal =
+      'webhook on vs off at c64: service CPU/request, delivering included (reported, no target)';
+    const deliveryGoal =
+      'webhook deliveries keep up: every plant created delivered within 30 s of its segment';
+    const goalsOf = (figures: WebhookFigures) =>
+      evaluateGoals([run('webhook', [], { webhook: figures })], []);
+
+    it(`when every round reaches ${WEBHOOK_MIN_RPS_RATIO}x off in req/s, then PASS; when none does, FAIL; when they straddle it, UNDECIDED`, () => {
+      expect(statusOf(goalsOf(webhook([0.8, 0.95, 1.1])), rpsGoal)).toBe('PASS');
+      expect(statusOf(goalsOf(webhook([0.4, 0.79])), rpsGoal)).toBe('FAIL');
+      expect(statusOf(goalsOf(webhook([0.7, 0.9])), rpsGoal)).toBe('UNDECIDED');
+    });
+
+    it('when measured, then the req/s row gives the median, the rounds range and both rates; CPU is reported (INFO)', () => {
+      const goals = goalsOf(webhook([0.5, 0.4, 0.45]));
+      expect(goals.find((g) => g.goal === rpsGoal)?.measured).toBe(
+        'median 0.45x (rounds 0.40x to 0.50x; 2,250 vs 5,000 req/s)',
+      );
+      expect(goals.find((g) => g.goal === cpuGoal)).toEqual({
+        goal: cpuGoal,
+        measured: 'median 4.44x (rounds 4.00x to 5.00x; 444 vs 100 us/req, 222 during the load alone)',
+        status: 'INFO',
+      });
+    });
+
+    it('when no round was measured, then NOT MEASURED, never PASS', () => {
+      const goals = goalsOf(webhook([], { expectedDeliveries: 0, receivedDistinct: 0, receivedRequests: 0 }));
+      expect(statusOf(goals, rpsGoal)).toBe('NOT MEASURED');
+      expect(statusOf(goals, cpuGoal)).toBe('NOT MEASURED');
+      expect(statusOf(goals, deliveryGoal)).toBe('NOT MEASURED');
+    });
+
+    it('when every delivery arrived within the wait, then PASS, with the lag; when some are missing, FAIL', () => {
+      const kept = goalsOf(webhook([1, 1, 1], { lagSeconds: [0.25, 1.5, 0.5], receivedRequests: 10_002 }));
+      expect(kept.find((g) => g.goal === deliveryGoal)).toEqual({
+        goal: deliveryGoal,
+        measured:
+          '10,000 of 10,000 received (2 more than once); lag after a segment median 0.50 s, max 1.50 s; ' +
+          '3,333 deliveries/s over segment and lag, for 5,000 creates/s',
+        status: 'PASS',
+      });
+      const short = goalsOf(
+        webhook([1], { receivedDistinct: 9_990, receivedRequests: 9_990, shortfall: 10, lagSeconds: [] }),
+      );
+      expect(short.find((g) => g.goal === deliveryGoal)).toEqual({
+        goal: deliveryGoal,
+        measured: '9,990 of 10,000 received',
+        status: 'FAIL',
+      });
+    });
+
+    it('when measured, then the text report and BENCHMARKS.md have its table, "on" with each round and the verdict', () => {
+      const runs = [run('webhook', [], { webhook: webhook([0.5, 0.9]) })];
+      const report = {
+        machine: { packages: {}, loadAverageAtStart: 0, backgroundCpuPercent: 0 },
+        settings: { connections: [64], durationSeconds: 4, warmupSeconds: 2, rounds: 1, seedRows: 0 },
+        runs,
+        comparisons: [],
+        goals: evaluateGoals(runs, [64]),
+        wallSeconds: 1,
+      } as unknown as BenchReport;
+      expect(renderText(report)).toMatch(/\noff +5,000 +100 +1\.00x +1\.00x\n/);
+      expect(renderText(report)).toMatch(
+        /\non +3,500 +156 +311 +0\.70x +3\.11x +0\.50x 0\.90x +10,000 of 10,000 +0\.50 \(0\.50\) +UNDECIDED/,
+      );
+      expect(renderMarkdown(report)).toContain('## The webhook on creation');
     });
   });
 

@@ -13,6 +13,7 @@ import {
   TARGET_LABELS,
   type TargetKey,
   type TargetRun,
+  type WebhookFigures,
 } from './results.ts';
 
 function level(runs: readonly TargetRun[], key: TargetKey, connections: number): LevelFigures | undefined {
@@ -40,6 +41,7 @@ export function bestOfRounds(rounds: readonly (readonly TargetRun[])[]): TargetR
     }
     if (run.hostile !== undefined) kept.hostile = mergeHostile(kept.hostile, run.hostile);
     if (run.reads !== undefined) kept.reads = mergeReads(kept.reads, run.reads);
+    if (run.webhook !== undefined) kept.webhook = mergeWebhook(kept.webhook, run.webhook);
     for (const note of run.notes) if (!kept.notes.includes(note)) kept.notes.push(note);
     if (run.error !== undefined)
       kept.error = kept.error === undefined ? run.error : `${kept.error}\n${run.error}`;
@@ -84,6 +86,30 @@ function mergeReads(kept: ReadFigures | undefined, more: ReadFigures): ReadFigur
   };
 }
 
+/**
+ * The webhook measured in several rounds of the whole bench: every round's figures, together; the
+ * deliveries of every pass (each with a receiver and a database of its own) added up.
+ */
+function mergeWebhook(kept: WebhookFigures | undefined, more: WebhookFigures): WebhookFigures {
+  if (kept === undefined) return more;
+  return {
+    ...kept,
+    offCpuUsPerRequest: [...kept.offCpuUsPerRequest, ...more.offCpuUsPerRequest],
+    onCpuUsPerRequest: [...kept.onCpuUsPerRequest, ...more.onCpuUsPerRequest],
+    onCpuUsPerRequestDrained: [...kept.onCpuUsPerRequestDrained, ...more.onCpuUsPerRequestDrained],
+    offRequestsPerSecond: [...kept.offRequestsPerSecond, ...more.offRequestsPerSecond],
+    onRequestsPerSecond: [...kept.onRequestsPerSecond, ...more.onRequestsPerSecond],
+    rpsRatios: [...kept.rpsRatios, ...more.rpsRatios],
+    cpuRatios: [...kept.cpuRatios, ...more.cpuRatios],
+    created: [...kept.created, ...more.created],
+    lagSeconds: [...kept.lagSeconds, ...more.lagSeconds],
+    receivedRequests: kept.receivedRequests + more.receivedRequests,
+    receivedDistinct: kept.receivedDistinct + more.receivedDistinct,
+    expectedDeliveries: kept.expectedDeliveries + more.expectedDeliveries,
+    shortfall: kept.shortfall + more.shortfall,
+  };
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -96,12 +122,92 @@ export function median(values: readonly number[]): number {
 /** DESIGN.md: no body makes a request cost more than a few times a plain body of the same size. */
 export const HOSTILE_MAX_RATIO = 3;
 
-/** PASS when every round is within the target, FAIL when none is, UNDECIDED when the rounds straddle it. */
-function judgeRatios(ratios: readonly number[]): GoalStatus {
+/**
+ * PASS when every round is within the target, FAIL when none is, UNDECIDED when the rounds straddle
+ * it. `at most` (the default): a ratio is within when it is <= the target; `at least`: when >= it.
+ */
+export function judgeRatios(
+  ratios: readonly number[],
+  target = HOSTILE_MAX_RATIO,
+  bound: 'at most' | 'at least' = 'at most',
+): GoalStatus {
   if (ratios.length === 0 || ratios.some(Number.isNaN)) return 'NOT MEASURED';
-  if (Math.max(...ratios) <= HOSTILE_MAX_RATIO) return 'PASS';
-  if (Math.min(...ratios) > HOSTILE_MAX_RATIO) return 'FAIL';
+  const within = (ratio: number) => (bound === 'at most' ? ratio <= target : ratio >= target);
+  if (ratios.every(within)) return 'PASS';
+  if (!ratios.some(within)) return 'FAIL';
   return 'UNDECIDED';
+}
+
+/** The issue's figure for the webhook: with it on, creates at c64 keep at least 0.8x their rate with it off. */
+export const WEBHOOK_MIN_RPS_RATIO = 0.8;
+
+const range = (ratios: readonly number[]) =>
+  `median ${format.ratio(median(ratios))} (rounds ${format.ratio(Math.min(...ratios))} to ${format.ratio(Math.max(...ratios))}`;
+
+/**
+ * Each round's deliveries per second from the start of its segment until the last one arrived: below
+ * the rate of creates, the queue grew during the load and was emptied after it.
+ */
+function deliveryRates(figures: WebhookFigures): number[] {
+  return figures.created.flatMap((created, index) => {
+    const lag = figures.lagSeconds[index];
+    return lag === undefined || !Number.isFinite(lag) ? [] : [created / (figures.segmentSeconds + lag)];
+  });
+}
+
+/**
+ * The webhook on vs off: req/s judged against WEBHOOK_MIN_RPS_RATIO round by round; CPU per request
+ * (delivering included) reported; every delivery received within the wait, or FAIL.
+ */
+function webhookGoals(runs: readonly TargetRun[]): Goal[] {
+  const figures = runs.find((run) => run.key === 'webhook')?.webhook;
+  if (figures === undefined) return [];
+  const c = `c${figures.connections}`;
+  const measuredAt = (ratios: readonly number[]) => ratios.length > 0 && !ratios.some(Number.isNaN);
+  const lags = figures.lagSeconds.filter(Number.isFinite);
+  return [
+    {
+      goal: `webhook on >= ${WEBHOOK_MIN_RPS_RATIO}x off at ${c}: POST /plants req/s on PostgreSQL`,
+      measured: measuredAt(figures.rpsRatios)
+        ? `${range(figures.rpsRatios)}; ${format.rps(median(figures.onRequestsPerSecond))} vs ` +
+          `${format.rps(median(figures.offRequestsPerSecond))} req/s)`
+        : 'not measured in this run',
+      status: judgeRatios(figures.rpsRatios, WEBHOOK_MIN_RPS_RATIO, 'at least'),
+    },
+    measuredAt(figures.cpuRatios)
+      ? {
+          goal: `webhook on vs off at ${c}: service CPU/request, delivering included (reported, no target)`,
+          measured:
+            `${range(figures.cpuRatios)}; ${format.micros(median(figures.onCpuUsPerRequestDrained))} vs ` +
+            `${format.micros(median(figures.offCpuUsPerRequest))} us/req, ` +
+            `${format.micros(median(figures.onCpuUsPerRequest))} during the load alone)`,
+          status: 'INFO',
+        }
+      : {
+          goal: `webhook on vs off at ${c}: service CPU/request, delivering included (reported, no target)`,
+          measured: 'not measured in this run',
+          status: 'NOT MEASURED',
+        },
+    {
+      goal: `webhook deliveries keep up: every plant created delivered within ${figures.drainLimitSeconds} s of its segment`,
+      measured:
+        `${figures.receivedDistinct.toLocaleString('en-US')} of ${figures.expectedDeliveries.toLocaleString('en-US')} received` +
+        (figures.receivedRequests > figures.receivedDistinct
+          ? ` (${(figures.receivedRequests - figures.receivedDistinct).toLocaleString('en-US')} more than once)`
+          : '') +
+        (lags.length > 0
+          ? `; lag after a segment median ${format.seconds(median(lags))} s, max ${format.seconds(Math.max(...lags))} s; ` +
+            `${format.rps(median(deliveryRates(figures)))} deliveries/s over segment and lag, for ` +
+            `${format.rps(median(figures.onRequestsPerSecond))} creates/s`
+          : ''),
+      status:
+        figures.expectedDeliveries === 0
+          ? 'NOT MEASURED'
+          : figures.shortfall > 0 || figures.receivedDistinct < figures.expectedDeliveries
+            ? 'FAIL'
+            : 'PASS',
+    },
+  ];
 }
 
 function hostileGoals(runs: readonly TargetRun[]): Goal[] {
@@ -279,6 +385,7 @@ export function evaluateGoals(runs: readonly TargetRun[], connections: readonly 
     );
   }
   goals.push(...readGoals(runs));
+  goals.push(...webhookGoals(runs));
   goals.push(...hostileGoals(runs));
   return goals;
 }
@@ -300,6 +407,8 @@ export const format = {
     value === undefined || !Number.isFinite(value) ? '-' : String(Math.round(value)),
   ratio: (value: number | undefined) =>
     value === undefined || !Number.isFinite(value) ? '-' : `${value.toFixed(2)}x`,
+  seconds: (value: number | undefined) =>
+    value === undefined || !Number.isFinite(value) ? '-' : value.toFixed(2),
 };
 
 /** Server CPU time per answered request, in microseconds: steadier than req/s when others share the machine. */
@@ -430,6 +539,53 @@ function readsTable(
   return { headers, rows, right: [false, true, true, true, true, true, true, true, false] };
 }
 
+function webhookTable(
+  report: BenchReport,
+): { headers: string[]; rows: string[][]; right: boolean[] } | undefined {
+  const figures = report.runs.find((run) => run.key === 'webhook')?.webhook;
+  if (figures === undefined) return undefined;
+  const lags = figures.lagSeconds.filter(Number.isFinite);
+  const headers = [
+    `webhook, POST /plants c${figures.connections}`,
+    'req/s',
+    'CPU us/req',
+    'delivering incl.',
+    'x req/s',
+    'x CPU/req',
+    'rounds (x req/s)',
+    'delivered',
+    'lag s (max)',
+    'verdict',
+  ];
+  const rows = [
+    [
+      'off',
+      format.rps(median(figures.offRequestsPerSecond)),
+      format.micros(median(figures.offCpuUsPerRequest)),
+      '',
+      '1.00x',
+      '1.00x',
+      '',
+      '',
+      '',
+      '',
+    ],
+    [
+      'on',
+      format.rps(median(figures.onRequestsPerSecond)),
+      format.micros(median(figures.onCpuUsPerRequest)),
+      format.micros(median(figures.onCpuUsPerRequestDrained)),
+      format.ratio(median(figures.rpsRatios)),
+      format.ratio(median(figures.cpuRatios)),
+      figures.rpsRatios.map((ratio) => format.ratio(ratio)).join(' '),
+      `${figures.receivedDistinct.toLocaleString('en-US')} of ${figures.expectedDeliveries.toLocaleString('en-US')}`,
+      lags.length === 0 ? '-' : `${format.seconds(median(lags))} (${format.seconds(Math.max(...lags))})`,
+      judgeRatios(figures.rpsRatios, WEBHOOK_MIN_RPS_RATIO, 'at least'),
+    ],
+  ];
+  return { headers, rows, right: [false, true, true, true, true, true, false, true, true, false] };
+}
+
 function textTable(headers: string[], rows: string[][], right: boolean[]): string {
   const widths = headers.map((header, column) =>
     Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
@@ -455,6 +611,7 @@ export function renderText(report: BenchReport): string {
   const comparisons = comparisonTable(report);
   const reads = readsTable(report);
   const hostile = hostileTable(report);
+  const webhook = webhookTable(report);
   const width = Math.max(...report.goals.map((goal) => goal.goal.length));
   return [
     textTable(RESULT_HEADERS, resultRows(report), RESULT_RIGHT),
@@ -463,6 +620,7 @@ export function renderText(report: BenchReport): string {
     textTable(comparisons.headers, comparisons.rows, comparisons.right),
     '',
     ...(reads ? [textTable(reads.headers, reads.rows, reads.right), ''] : []),
+    ...(webhook ? [textTable(webhook.headers, webhook.rows, webhook.right), ''] : []),
     ...(hostile ? [textTable(hostile.headers, hostile.rows, hostile.right), ''] : []),
     ...report.goals.map((goal) => `${goal.status.padEnd(12)} ${goal.goal.padEnd(width)}  ${goal.measured}`),
   ].join('\n');
@@ -475,6 +633,8 @@ export function renderMarkdown(report: BenchReport, profileNotes = ''): string {
   const reads = readsTable(report);
   const readFigures = READ_KEYS.flatMap((key) => report.runs.find((run) => run.key === key)?.reads ?? []);
   const hostile = hostileTable(report);
+  const webhook = webhookTable(report);
+  const webhookFigures = report.runs.find((run) => run.key === 'webhook')?.webhook;
   const hostileFigures = report.runs.find((run) => run.key === 'hostile')?.hostile;
   const pg = machine.postgresSettings;
   const notes = [
@@ -545,6 +705,25 @@ of the bare segments just before and after it (median, then each round's CPU rat
 set for reads: the figures are reported (INFO in the targets below).
 
 ${markdownTable(reads.headers, reads.rows, reads.right)}
+
+`
+    : ''
+}${
+  webhook && webhookFigures
+    ? `## The webhook on creation
+
+\`POST /plants\` on PostgreSQL at c${webhookFigures.connections}, each a plant of a fresh id: the service with the webhook on
+(\`WEBHOOK_URLS\` a bare node:http receiver answering 204, a fresh \`WEBHOOK_SECRET\`) against the same
+service with it off, both up at once on the same database, loaded in turn in ${webhookFigures.segmentSeconds} s segments:
+off, on, off, ..., off. After each "on" segment the bench waits until the receiver has a delivery of
+every plant created (at most ${webhookFigures.drainLimitSeconds} s): lag is that wait. CPU us/req: the service process's CPU
+time per answered create (median of the segments); delivering incl.: for "on", from the segment's
+start until its last delivery arrived, which is what x CPU/req compares. x req/s and x CPU/req: "on"
+over the mean of the "off" segments just before and after it (median, then each round's req/s
+ratio). The target is ${WEBHOOK_MIN_RPS_RATIO}x off in req/s: PASS when every round reaches it, FAIL when none does,
+UNDECIDED when the rounds fall on both sides.
+
+${markdownTable(webhook.headers, webhook.rows, webhook.right)}
 
 `
     : ''

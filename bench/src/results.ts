@@ -15,6 +15,7 @@ export const TARGET_KEYS = [
   'growth',
   'pg-get',
   'pg-list',
+  'webhook',
   'hostile',
   'jwt-es256',
   'jwt-rs256',
@@ -34,6 +35,7 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   growth: 'service, PostgreSQL, 1M rows',
   'pg-get': 'service, PostgreSQL, GET /plants/{id}',
   'pg-list': 'service, PostgreSQL, GET /plants?limit=100',
+  webhook: 'service, PostgreSQL, webhook on vs off',
   hostile: 'service, memory:, hostile bodies',
   'jwt-es256': 'service, memory:, ES256 JWT',
   'jwt-rs256': 'service, memory:, RS256 JWT',
@@ -125,6 +127,42 @@ export interface ReadFigures {
   readonly rpsRatios: number[];
 }
 
+/**
+ * The webhook on creation (bench/src/webhook.ts): `POST /plants` on PostgreSQL, the service with the
+ * webhook on (delivering to a bare node:http receiver) against the same service with it off, both
+ * up at once on the same database, loaded in turn, round by round.
+ */
+export interface WebhookFigures {
+  readonly connections: number;
+  readonly segmentSeconds: number;
+  /** How long the bench waits, after an "on" segment, for every delivery before it calls it a failure. */
+  readonly drainLimitSeconds: number;
+  /** Service CPU time per answered request with the webhook off, each time it was measured. */
+  readonly offCpuUsPerRequest: number[];
+  /** With it on, during the segment only, each round. */
+  readonly onCpuUsPerRequest: number[];
+  /** With it on, from the segment's start until its last delivery was received: delivering included. */
+  readonly onCpuUsPerRequestDrained: number[];
+  /** 2xx answers per second, each time "off" was measured. */
+  readonly offRequestsPerSecond: number[];
+  readonly onRequestsPerSecond: number[];
+  /** "On" req/s over the mean of the "off" segments just before and after it, each round (below 1: slower). */
+  readonly rpsRatios: number[];
+  /** "On" CPU per request, delivering included, over the mean of "off" just before and after it, each round. */
+  readonly cpuRatios: number[];
+  /** Plants the "on" service created in each round's segment (its own count: /metrics). */
+  readonly created: number[];
+  /** Seconds from the end of each "on" segment until the receiver had every delivery of it. */
+  readonly lagSeconds: number[];
+  /** Requests the receiver got in all (every delivery, redeliveries included) and distinct webhook-ids. */
+  readonly receivedRequests: number;
+  readonly receivedDistinct: number;
+  /** Plants the "on" service created in all, warm-up included: what the receiver should have got. */
+  readonly expectedDeliveries: number;
+  /** Deliveries still missing when the wait ran out (0: every delivery arrived in time). */
+  readonly shortfall: number;
+}
+
 export interface TargetRun {
   readonly key: TargetKey;
   readonly label: string;
@@ -133,6 +171,8 @@ export interface TargetRun {
   hostile?: HostileBodiesFigures;
   /** The reads on PostgreSQL, for their targets. */
   reads?: ReadFigures;
+  /** The webhook on vs off, for its target. */
+  webhook?: WebhookFigures;
   readonly notes: string[];
   /** Why the target could not be measured (or stopped part-way). */
   error?: string;

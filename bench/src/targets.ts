@@ -1,5 +1,6 @@
 // How each target is started and measured. Every server runs as a child process on an ephemeral
 // loopback port with the same keep-alive load, the same payloads and the same token.
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureHostileBodies } from './hostile-bodies.ts';
@@ -27,6 +28,7 @@ import { measureReads } from './reads.ts';
 import { format } from './report.ts';
 import { type LevelFigures, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
 import { makeTempDir } from './temp-dirs.ts';
+import { measureWebhook } from './webhook.ts';
 
 export interface BenchContext {
   readonly root: string;
@@ -315,6 +317,68 @@ async function runReads(context: BenchContext, key: 'pg-get' | 'pg-list'): Promi
   return run;
 }
 
+/**
+ * The webhook on creation (see webhook.ts): on an empty bench database, the service with the
+ * webhook off, then a bare node:http receiver, then the service with WEBHOOK_URLS set to it and a
+ * fresh secret (WEBHOOK_TIMEOUT_MS and the retry schedule their defaults), all three up at once;
+ * the two services loaded in turn with creates of fresh ids at c64.
+ */
+async function runWebhook(context: BenchContext): Promise<TargetRun> {
+  const run: TargetRun = { key: 'webhook', label: TARGET_LABELS.webhook, levels: [], notes: [] };
+  let off: RunningChild | undefined;
+  let on: RunningChild | undefined;
+  let receiver: RunningChild | undefined;
+  try {
+    const url = requirePostgres(context);
+    const args = apiArgs(context);
+    // Also drops the job queue a previous run left: its undelivered jobs would be delivered here.
+    await resetBenchDatabase(url);
+    off = await startServer(
+      nodeServer(context, 'service (PostgreSQL, webhook off)', args, { DATABASE_URL: url }),
+    );
+    context.log(`  webhook off: up at ${off.url} (pid ${off.pid})`);
+    receiver = await startServer(
+      nodeServer(context, 'webhook receiver', [baselinePath(context, 'webhook-receiver.ts')]),
+    );
+    context.log(`  receiver: up at ${receiver.url} (pid ${receiver.pid})`);
+    on = await startServer(
+      nodeServer(context, 'service (PostgreSQL, webhook on)', args, {
+        DATABASE_URL: url,
+        WEBHOOK_URLS: `${receiver.url}/plant-created`,
+        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      }),
+    );
+    context.log(`  webhook on: up at ${on.url} (pid ${on.pid})`);
+    await checkpoint(url);
+    const figures = await measureWebhook({
+      off,
+      on,
+      receiver,
+      token: context.token,
+      nextBody: nextInt64Body,
+      segmentSeconds: Math.max(1, context.options.durationSeconds / 4),
+      warmupSeconds: context.options.warmupSeconds,
+      log: context.log,
+    });
+    run.webhook = figures;
+    run.notes.push(
+      'each request creates a plant of a fresh id; both services are up at once on the same database, and the "on" one delivers each plant to a node:http receiver that answers 204',
+    );
+    if (figures.shortfall > 0) {
+      run.error =
+        `${figures.shortfall} of ${figures.expectedDeliveries} webhook deliveries had not arrived ` +
+        `${figures.drainLimitSeconds} s after their segment`;
+    }
+  } catch (error) {
+    run.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    await on?.stop();
+    await receiver?.stop();
+    await off?.stop();
+  }
+  return run;
+}
+
 /** Runs one target (the PostgreSQL service also runs the 1M-row growth run when it is selected). */
 export async function runTarget(context: BenchContext, key: TargetKey): Promise<TargetRun[]> {
   switch (key) {
@@ -413,6 +477,8 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
     case 'pg-get':
     case 'pg-list':
       return [await runReads(context, key)];
+    case 'webhook':
+      return [await runWebhook(context)];
     case 'hostile':
       return [await runHostileBodies(context)];
     case 'jwt-es256':
