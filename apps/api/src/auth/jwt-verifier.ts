@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { type KeyStore, KeysUnavailableError } from './jwks-keys.ts';
 
@@ -113,7 +113,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
 
   return {
     async verify(token) {
-      const key = createHash('sha256').update(token).digest('base64url');
+      const key = hash('sha256', token, 'base64url');
       const cached = verified.get(key);
       if (cached !== undefined) {
         if (now() < cached.validUntilMs) return cached.principal;

@@ -23,17 +23,21 @@ export function requestLog(logger: Logger): Middleware<AppState> {
     try {
       await next();
     } finally {
-      const line = {
-        requestId,
-        method: ctx.method,
-        path: ctx.path,
-        status: ctx.status,
-        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-        // Who it was (sub, client_id, or a static token's short digest), never the credential.
-        ...(ctx.state.caller === undefined ? {} : { caller: ctx.state.caller }),
-      };
-      if (ctx.state.failure === undefined) logger.info(line, 'request');
-      else logger.error({ ...line, err: ctx.state.failure }, 'request failed');
+      const failure = ctx.state.failure;
+      // Built only when it is written: at LOG_LEVEL=warn a served request costs no log line at all.
+      if (failure !== undefined || logger.isLevelEnabled('info')) {
+        const line = {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+          // Who it was (sub, client_id, or a static token's short digest), never the credential.
+          ...(ctx.state.caller === undefined ? {} : { caller: ctx.state.caller }),
+        };
+        if (failure === undefined) logger.info(line, 'request');
+        else logger.error({ ...line, err: failure }, 'request failed');
+      }
     }
   };
 }
