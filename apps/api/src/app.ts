@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { CredentialChecker } from './auth/credentials.ts';
 import type { AppState } from './http/app-state.ts';
 import { bearerAuth } from './http/middleware/bearer-auth.ts';
-import { closeConnectionsWhileStopping } from './http/middleware/close-while-stopping.ts';
 import { errorResponses } from './http/middleware/error-responses.ts';
 import { parseJsonBody } from './http/middleware/parse-json-body.ts';
 import { checkRequestHead } from './http/middleware/request-head.ts';
@@ -23,7 +22,6 @@ import {
 import { countCreatedPlants } from './metrics/counted-plants.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { metricsHandler } from './metrics/metrics-route.ts';
-import { requestMetrics } from './metrics/request-metrics.ts';
 
 export interface AppDeps {
   readonly storage: PlantStorage;
@@ -76,10 +74,8 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Operators' metrics: same port, same bearer tokens as the API (see RELIABILITY.md for why).
   router.get('/metrics', bearerAuth(credentials, read), metricsHandler(metrics));
 
-  app.use(requestLog(deps.logger));
-  app.use(requestMetrics(metrics));
-  app.use(closeConnectionsWhileStopping(isShuttingDown));
-  app.use(errorResponses());
+  app.use(requestLog(deps.logger, metrics));
+  app.use(errorResponses(isShuttingDown));
   app.use(checkRequestHead());
   app.use(router.routes());
   app.use(router.allowedMethods());

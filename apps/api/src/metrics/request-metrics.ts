@@ -1,5 +1,4 @@
-import type { Context, Middleware } from 'koa';
-import type { AppState } from '../http/app-state.ts';
+import type { Context } from 'koa';
 import type { Metrics } from './metrics.ts';
 
 interface RouterContext {
@@ -17,18 +16,10 @@ function routeOf(ctx: Context): string {
   return typeof layer?.path === 'string' ? layer.path : 'unmatched';
 }
 
-/** Counts and times every request by method, route and final status. Sits outside the error answers. */
-export function requestMetrics(metrics: Metrics): Middleware<AppState> {
-  return async (ctx, next) => {
-    const startedAt = performance.now();
-    metrics.requestStarted();
-    try {
-      await next();
-    } finally {
-      metrics.requestFinished(
-        { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) },
-        (performance.now() - startedAt) / 1000,
-      );
-    }
-  };
+/** Counts and times a finished request by method, route and final status (see request-log.ts, which calls it). */
+export function recordRequest(metrics: Metrics, ctx: Context, startedAt: number): void {
+  metrics.requestFinished(
+    { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) },
+    (performance.now() - startedAt) / 1000,
+  );
 }

@@ -284,16 +284,38 @@ function build(text: string, start: number, end: number): unknown {
   }
 }
 
+/** The names to build, and the lengths their JSON spelling can have. */
+interface Wanted {
+  readonly names: readonly string[];
+  readonly shortest: number;
+  readonly longest: number;
+}
+
+// Worked out once per set of names (the app passes one set for every request).
+const wantedBySet = new WeakMap<ReadonlySet<string>, Wanted>();
+
+function wantedOf(members: ReadonlySet<string>): Wanted {
+  let wanted = wantedBySet.get(members);
+  if (wanted === undefined) {
+    const names = [...members];
+    // A name of n characters is written in n to 6n (all `\uXXXX`): others need no look.
+    wanted = {
+      names,
+      shortest: Math.min(...names.map((name) => name.length)),
+      longest: 6 * Math.max(...names.map((name) => name.length)),
+    };
+    wantedBySet.set(members, wanted);
+  }
+  return wanted;
+}
+
 /** A top-level object: the members named in `names` built, the others checked and skipped. */
 function readTopObject(
   text: string,
   from: number,
-  names: readonly string[],
+  { names, shortest, longest }: Wanted,
   closers: Uint8Array,
 ): { object: Record<string, unknown>; end: number } {
-  // A name of n characters is written in n to 6n (all `\uXXXX`): others need no look.
-  const shortest = Math.min(...names.map((name) => name.length));
-  const longest = 6 * Math.max(...names.map((name) => name.length));
   // Of a name given twice, as in JSON.parse, the last value counts and the name keeps its first place.
   const found = new Map<string, { start: number; end: number }>();
   let index = skipWhitespace(text, from + 1);
@@ -320,9 +342,13 @@ function readTopObject(
     if (code === CLOSE_BRACE) break;
   }
   // Own properties whatever the names (`__proto__` included), as JSON.parse makes them.
-  const object = Object.fromEntries(
-    [...found].map(([name, span]) => [name, build(text, span.start, span.end)]),
-  );
+  const object: Record<string, unknown> = {};
+  for (const [name, span] of found) {
+    const value = build(text, span.start, span.end);
+    if (name === '__proto__') {
+      Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+    } else object[name] = value;
+  }
   return { object, end: index };
 }
 
@@ -344,7 +370,7 @@ export function parseJsonShallow(text: string, members: ReadonlySet<string>): un
   let value: unknown;
   let end: number;
   if (codeAt(text, start) === OPEN_BRACE && members.size > 0) {
-    ({ object: value, end } = readTopObject(text, start, [...members], closers));
+    ({ object: value, end } = readTopObject(text, start, wantedOf(members), closers));
   } else {
     end = skipValue(text, start, closers);
     value = build(text, start, end);

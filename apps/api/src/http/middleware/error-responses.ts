@@ -60,18 +60,22 @@ function answer(ctx: Context, status: number, message: string): void {
  * HttpErrors, anything unexpected as a 500 that leaks nothing) and the bodiless 404/405 that
  * Koa and the router leave behind.
  */
-export function errorResponses(): Middleware<AppState> {
+export function errorResponses(isShuttingDown: () => boolean = () => false): Middleware<AppState> {
   return async (ctx, next) => {
     try {
       await next();
+      if (ctx.body == null && ctx.status >= 400) answer(ctx, ctx.status, describeMissingRoute(ctx));
     } catch (error) {
       const failure = toFailure(error);
       // A handler may have put the underlying cause there already.
       if (failure.status >= 500) ctx.state.failure ??= error;
       for (const [name, value] of Object.entries(failure.headers ?? {})) ctx.set(name, value);
       answer(ctx, failure.status, failure.message);
-      return;
+    } finally {
+      // While the server stops, every answer carries `Connection: close`, so that keep-alive clients go
+      // elsewhere instead of sending their next request to a server that is going away. Decided after
+      // the request is handled, so that requests already in flight when stopping began get it too.
+      if (isShuttingDown()) ctx.set('Connection', 'close');
     }
-    if (ctx.body == null && ctx.status >= 400) answer(ctx, ctx.status, describeMissingRoute(ctx));
   };
 }

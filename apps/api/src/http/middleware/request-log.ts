@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import type { Metrics } from '../../metrics/metrics.ts';
+import { recordRequest } from '../../metrics/request-metrics.ts';
 import type { AppState } from '../app-state.ts';
 
 // An incoming id is trusted only when it cannot forge log structure or flood the line.
@@ -12,17 +14,21 @@ function requestIdOf(header: string): string {
 
 /**
  * Writes one JSON log line per request (method, path, status, duration, request id, the caller
- * once known; never a header) and echoes the request id in `X-Request-Id`. Outermost, so it sees the final status.
+ * once known; never a header), echoes the request id in `X-Request-Id`, and counts and times the
+ * request in the metrics. Outermost, so it sees the final status. One middleware for the three:
+ * each layer of Koa's chain is a promise and a closure on every request.
  */
-export function requestLog(logger: Logger): Middleware<AppState> {
+export function requestLog(logger: Logger, metrics: Metrics): Middleware<AppState> {
   return async (ctx, next) => {
     const startedAt = performance.now();
+    metrics.requestStarted();
     const requestId = requestIdOf(ctx.get('X-Request-Id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {
       await next();
     } finally {
+      recordRequest(metrics, ctx, startedAt);
       const failure = ctx.state.failure;
       // Built only when it is written: at LOG_LEVEL=warn a served request costs no log line at all.
       if (failure !== undefined || logger.isLevelEnabled('info')) {

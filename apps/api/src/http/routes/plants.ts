@@ -20,13 +20,22 @@ import { stringifyExactJson } from '../json/exact-json.ts';
  */
 export const NEW_PLANT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(NewPlantSchema.pipe[1].entries));
 
+/**
+ * A JSON answer, its type set as a header: `ctx.body = object` has Koa look the type up in its mime
+ * table on every answer, then stringify it (~1.5 us a request in the profile).
+ */
+function answerJson(ctx: Parameters<Middleware<AppState>>[0], text: string): void {
+  ctx.status = 200;
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = text;
+}
+
 /** POST /plants, after the credential and the body are checked: creates the plant, answers it without its id. */
 export function createPlantHandler(plants: PlantRepository): Middleware<AppState> {
   return async (ctx) => {
     // A retry of a stored plant (created: false) answers just like the first creation did.
     const { plant } = await createPlant({ plants }, ctx.state.body);
-    ctx.status = 200;
-    ctx.body = plant;
+    answerJson(ctx, JSON.stringify(plant));
   };
 }
 
@@ -34,8 +43,7 @@ export function createPlantHandler(plants: PlantRepository): Middleware<AppState
 export function getPlantHandler(plants: PlantRepository): Middleware<AppState> {
   return async (ctx) => {
     const id = parsePlantIdParameter(ctx.params.id);
-    ctx.status = 200;
-    ctx.body = await getPlant({ plants }, id);
+    answerJson(ctx, JSON.stringify(await getPlant({ plants }, id)));
   };
 }
 
@@ -53,9 +61,7 @@ export function listPlantsHandler(plants: PlantRepository): Middleware<AppState>
     const page = await listPlants({ plants }, parseListPlantsParameters(ctx.query));
     const link = nextPageLink(page.next);
     if (link !== undefined) ctx.set('Link', link);
-    ctx.status = 200;
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = stringifyExactJson(page.plants);
+    answerJson(ctx, stringifyExactJson(page.plants));
   };
 }
 
