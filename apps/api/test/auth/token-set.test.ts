@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixedTokenSet, reloadingTokenSet } from '../../src/auth/token-set.ts';
+import { readTokensFile } from '../../src/config/tokens-file.ts';
+
+const nameOf = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 12);
+
+describe('token sets', () => {
+  it('when a token matches, then its name is the first 12 hex digits of its SHA-256, the first time and after', () => {
+    const set = fixedTokenSet(['alpha-token-1', 'beta-token-2']);
+    for (let round = 0; round < 3; round += 1) {
+      expect(set.nameOf('beta-token-2')).toBe(nameOf('beta-token-2'));
+      expect(set.matches('alpha-token-1')).toBe(true);
+    }
+  });
+
+  it('when a credential does not match, then it is refused every time (refusals are not remembered)', () => {
+    const set = fixedTokenSet(['alpha-token-1']);
+    for (let round = 0; round < 3; round += 1) {
+      expect(set.nameOf('alpha-token-2')).toBeUndefined();
+      expect(set.matches('alpha-token-1 ')).toBe(false);
+    }
+  });
+
+  it('when many different tokens are accepted, then every one still matches (the memory of accepted ones is bounded)', () => {
+    const tokens = Array.from({ length: 200 }, (_, i) => `token-${i}-abcdef`);
+    const set = fixedTokenSet(tokens);
+    for (let round = 0; round < 2; round += 1) {
+      for (const token of tokens) expect(set.nameOf(token)).toBe(nameOf(token));
+    }
+  });
+
+  describe('from a file that rotates', () => {
+    const dirs: string[] = [];
+    afterAll(async () => {
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('when a remembered token is removed from the file, then it is refused once the file is read again', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
+      dirs.push(dir);
+      const path = join(dir, 'tokens');
+      await writeFile(path, 'old-token-123456\nkept-token-123456\n');
+      const set = reloadingTokenSet({
+        tokens: ['old-token-123456', 'kept-token-123456'],
+        file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
+        logger: pino({ level: 'silent' }),
+        checkEveryMs: 0,
+      });
+      expect(set.matches('old-token-123456')).toBe(true);
+      expect(set.matches('old-token-123456')).toBe(true);
+      await writeFile(`${path}.new`, 'kept-token-123456\n');
+      await rename(`${path}.new`, path);
+      expect(set.matches('old-token-123456')).toBe(false);
+      expect(set.matches('kept-token-123456')).toBe(true);
+    });
+  });
+});
