@@ -17,7 +17,8 @@ export interface MachineInfo {
   readonly postgresSettings?: Record<string, string>;
   readonly packages: Record<string, string>;
   readonly gitCommit: string;
-  readonly loadAverageAtStart: number;
+  /** The load average (1, 5, 15 min) when the run started. */
+  readonly loadAverageAtStart: readonly number[];
   /** How busy the machine was, in % of all its cores, over one second before the run: others' work. */
   readonly backgroundCpuPercent: number;
 }
@@ -44,6 +45,23 @@ function gitCommit(root: string): string {
   }
 }
 
+/** /proc/cpuinfo's "model name" (os.cpus() where there is none). */
+export function cpuModel(): string {
+  try {
+    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (match?.[1]) return match[1].trim();
+  } catch {
+    // Not Linux.
+  }
+  return cpus()[0]?.model.trim() ?? 'unknown';
+}
+
+/** "6.50 6.06 3.99": the load average over 1, 5 and 15 minutes. */
+export function formatLoadAverage(values: readonly number[] | number | undefined): string {
+  if (values === undefined) return '-';
+  return (typeof values === 'number' ? [values] : values).map((value) => value.toFixed(2)).join(' ');
+}
+
 async function backgroundCpuPercent(): Promise<number> {
   const before = machineCpuSeconds();
   await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -55,7 +73,7 @@ export async function describeMachine(root: string): Promise<MachineInfo> {
   const bench = join(root, 'bench', 'node_modules');
   return {
     date: new Date().toISOString(),
-    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    cpuModel: cpuModel(),
     cores: cpus().length,
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     kernel: `${process.platform} ${release()}`,
@@ -71,7 +89,7 @@ export async function describeMachine(root: string): Promise<MachineInfo> {
       ),
     },
     gitCommit: gitCommit(root),
-    loadAverageAtStart: loadavg()[0] ?? 0,
+    loadAverageAtStart: loadavg(),
     backgroundCpuPercent: await backgroundCpuPercent(),
   };
 }

@@ -3,15 +3,16 @@
 // writes bench/results/latest.json and BENCHMARKS.md. See bench/README.md.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { describeMachine } from './machine.ts';
+import { describeMachine, formatLoadAverage } from './machine.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { pgbenchVersion } from './pgbench.ts';
-import { benchDatabaseUrl, durabilitySettings, ensureBenchDatabase } from './postgres.ts';
+import { benchDatabaseUrl, durabilitySettings, ensureBenchDatabase, holdBenchLock } from './postgres.ts';
 import { killAllChildren } from './processes.ts';
-import { bestOfRounds, compare, evaluateGoals, renderMarkdown, renderText } from './report.ts';
+import { compare, evaluateGoals, renderMarkdown, renderText } from './report.ts';
 import { type BenchReport, TARGET_KEYS, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
-import { type BenchContext, runTarget } from './targets.ts';
+import { type BenchContext, planParts, segmentSeconds } from './targets.ts';
 import { removeTempDirs } from './temp-dirs.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -49,7 +50,16 @@ if (options === 'render') {
   const latest = JSON.parse(
     readFileSync(join(root, 'bench', 'results', 'latest.json'), 'utf8'),
   ) as BenchReport;
-  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(latest, profileNotes));
+  // Ratios and verdicts are taken again from the figures, as this version of the bench takes them.
+  const runs = latest.runs;
+  const connections = latest.settings.connections;
+  writeFileSync(
+    join(root, 'BENCHMARKS.md'),
+    renderMarkdown(
+      { ...latest, comparisons: compare(runs), goals: evaluateGoals(runs, connections) },
+      profileNotes,
+    ),
+  );
   log(`wrote ${join(root, 'BENCHMARKS.md')} from bench/results/latest.json`);
   process.exit(0);
 }
@@ -80,6 +90,7 @@ if (usesPostgres) {
   try {
     postgresVersion = await ensureBenchDatabase(options.adminDatabaseUrl);
     postgresUrl = benchDatabaseUrl(options.adminDatabaseUrl);
+    await holdBenchLock(postgresUrl, log);
     postgresSettings = await durabilitySettings(postgresUrl);
   } catch (error) {
     postgresProblem = error instanceof Error ? error.message : String(error);
@@ -100,38 +111,41 @@ const context: BenchContext = {
 };
 
 log(
-  `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
-    `${Math.round(machine.backgroundCpuPercent)}% busy before the run; ${options.durationSeconds} s per level`,
+  `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; ` +
+    `load average ${formatLoadAverage(machine.loadAverageAtStart)}, ` +
+    `${Math.round(machine.backgroundCpuPercent)}% busy before the run; ` +
+    `${options.durationSeconds} s per server and level in ${options.rounds} interleaved rounds of ` +
+    `${segmentSeconds(options).toFixed(2)} s`,
 );
 // Figures taken while others load the machine are low and scattered; say so before they are read.
 const BUSY_BEFORE_PERCENT = 25;
 if (machine.backgroundCpuPercent > BUSY_BEFORE_PERCENT) {
   log(
     `warning: the machine was ${Math.round(machine.backgroundCpuPercent)}% busy before the run started: ` +
-      'the figures will be noisy (try again when it is idle, or use --rounds)',
+      'the figures will be noisy and more verdicts UNDECIDED (try again when it is idle, or use more --rounds)',
   );
 }
-const rounds: TargetRun[][] = [];
-for (let round = 1; round <= options.rounds; round += 1) {
-  const runs: TargetRun[] = [];
-  for (const key of TARGET_KEYS) {
-    if (!selected.has(key)) continue;
-    // The growth run needs the PostgreSQL service up; it runs inside that target.
-    if (key === 'growth' && selected.has('postgres')) continue;
-    log(`\n== ${TARGET_LABELS[key]}${options.rounds > 1 ? ` (round ${round} of ${options.rounds})` : ''}`);
-    let added: TargetRun[];
-    try {
-      added = await runTarget(context, key);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      added = [{ key, label: TARGET_LABELS[key], levels: [], notes: [], error: message }];
-    }
-    for (const run of added) if (run.error !== undefined) log(`  FAILED (${run.label}): ${run.error}`);
-    runs.push(...added);
+const measured: TargetRun[] = [];
+for (const part of planParts(context)) {
+  log(`\n== ${part.title}`);
+  let added: TargetRun[];
+  try {
+    added = await part.run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    added = part.keys.map((key) => ({
+      key,
+      label: TARGET_LABELS[key],
+      levels: [],
+      notes: [],
+      error: message,
+    }));
   }
-  rounds.push(runs);
+  for (const run of added) if (run.error !== undefined) log(`  FAILED (${run.label}): ${run.error}`);
+  measured.push(...added);
 }
-const runs = bestOfRounds(rounds);
+// In the order of TARGET_KEYS, whatever order the parts ran in.
+const runs = TARGET_KEYS.flatMap((key) => measured.filter((run) => run.key === key));
 
 const report: BenchReport = {
   machine: {
@@ -144,15 +158,16 @@ const report: BenchReport = {
     durationSeconds: options.durationSeconds,
     warmupSeconds: options.warmupSeconds,
     rounds: options.rounds,
+    segmentSeconds: segmentSeconds(options),
     connections: options.connections,
     ...(options.only ? { only: options.only } : {}),
     seedRows: options.seedRows,
   },
   runs,
-  ...(rounds.length > 1 ? { rounds } : {}),
   comparisons: compare(runs),
   goals: evaluateGoals(runs, options.connections),
   wallSeconds: (performance.now() - started) / 1000,
+  loadAverageAtEnd: loadavg(),
 };
 
 log(`\n${renderText(report)}\n`);

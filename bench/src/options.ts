@@ -4,7 +4,7 @@ import { TARGET_KEYS, type TargetKey } from './results.ts';
 export interface BenchOptions {
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
-  /** Every target this many times, in turn; each figure is the best round's (see bench/README.md). */
+  /** Interleaved rounds of every comparison, at least MIN_ROUNDS (see bench/README.md). */
   readonly rounds: number;
   readonly connections: readonly number[];
   /** Absent: every target, and the run writes latest.json and BENCHMARKS.md. */
@@ -16,10 +16,11 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: pnpm bench [options]
 
-  --duration <s>        seconds of load per level (default 10)
-  --quick               3 s per level and a 1 s warm-up
-  --rounds <n>          run every target n times, in turn, and keep each level's best round
-                        (default 1): on a shared machine, others' work only ever slows a round
+  --duration <s>        seconds of load on each server at each level, shared by the rounds
+                        (default 10: 3 rounds of 3.3 s)
+  --quick               3 s per server and level (1 s segments) and a 1 s warm-up
+  --rounds <n>          interleaved rounds of every comparison (default 3, at least 3): the
+                        servers of a comparison are up at once and loaded in turn, A, B, A, B, ...
   --connections <list>  concurrency levels (default 1,16,64)
   --only <list>         run only these targets: ${TARGET_KEYS.join(', ')}
                         (figures go to bench/results/partial.json; BENCHMARKS.md is left alone)
@@ -31,6 +32,15 @@ export const USAGE = `Usage: pnpm bench [options]
 Environment: BENCH_DATABASE_URL, a PostgreSQL server on this machine
 (default postgres://postgres@127.0.0.1:5432/postgres); the bench creates and uses its own
 database plant_store_bench there.`;
+
+/** At least this many interleaved rounds per comparison: fewer gives no spread to judge on. */
+export const MIN_ROUNDS = 3;
+
+function atLeastMinRounds(text: string): number {
+  const rounds = Math.round(positiveNumber('--rounds', text));
+  if (rounds < MIN_ROUNDS) throw new Error(`--rounds must be at least ${MIN_ROUNDS}, not ${text}`);
+  return rounds;
+}
 
 function positiveNumber(name: string, text: string): number {
   const value = Number(text);
@@ -75,7 +85,7 @@ export function parseOptions(
   return {
     durationSeconds,
     warmupSeconds: values.quick ? 1 : 2,
-    rounds: values.rounds === undefined ? 1 : Math.round(positiveNumber('--rounds', values.rounds)),
+    rounds: values.rounds === undefined ? MIN_ROUNDS : atLeastMinRounds(values.rounds),
     connections,
     ...(only ? { only } : {}),
     write: !values['no-write'],

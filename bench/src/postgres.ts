@@ -26,6 +26,39 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
+/** The advisory lock a bench run holds on the bench database while it runs (any number, the same in every run). */
+const BENCH_LOCK = 5_140_014;
+
+/**
+ * Waits until no other bench run uses the bench database, then holds it until this process exits:
+ * two runs at once would drop each other's tables (and load the same machine). Answers the held
+ * connection; the lock goes with it.
+ */
+export async function holdBenchLock(
+  url: string,
+  log: (line: string) => void,
+  limitSeconds = 900,
+): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => {});
+  await client.connect();
+  const started = performance.now();
+  let told = false;
+  for (;;) {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+      BENCH_LOCK,
+    ]);
+    if (rows[0]?.locked) return client;
+    if (!told) log('another bench run is using the bench database: waiting for it to end');
+    told = true;
+    if (performance.now() - started > limitSeconds * 1000) {
+      await client.end();
+      throw new Error(`another bench run held the bench database for over ${limitSeconds} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 /** Creates the bench database when it is missing; answers the server's version. */
 export async function ensureBenchDatabase(adminUrl: string): Promise<string> {
   return withClient(adminUrl, async (client) => {
@@ -74,8 +107,27 @@ export async function resetBenchDatabase(url: string): Promise<void> {
     const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
     const queue = jobQueueSchema(rows[0]?.schema ?? 'public');
     await client.query(`DROP SCHEMA IF EXISTS "${queue.replaceAll('"', '""')}" CASCADE`);
+    // The growth target's schema, and the job queue a service there would have made beside it.
+    for (const schema of [GROWTH_SCHEMA, jobQueueSchema(GROWTH_SCHEMA)])
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await client.query('CHECKPOINT');
   });
+}
+
+/** The schema the growth target's service keeps its 1,000,000 plants in, beside the other targets' `public`. */
+export const GROWTH_SCHEMA = 'bench_growth';
+
+/** `url` with libpq options that make `schema` the first of the search_path (the service passes them on). */
+export function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  return parsed.toString();
+}
+
+export async function createSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, (client) =>
+    client.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '""')}"`),
+  );
 }
 
 export async function checkpoint(url: string): Promise<void> {

@@ -3,9 +3,9 @@
 // (baselines/bare-pg-reads.ts). Both servers are up at once; they are loaded in turn, bare,
 // service, bare, service, ..., bare, reading each server process's CPU time around each segment,
 // so that others' work on the machine, which comes and goes, hits both sides alike.
+import { bracketRatios, interleave } from './interleave.ts';
 import { type LoadResult, runLoad } from './load.ts';
 import { processCpuSeconds, type RunningChild } from './processes.ts';
-import { median } from './report.ts';
 import type { ReadFigures } from './results.ts';
 
 /** Rounds of bare, service, bare, ..., bare: each service segment has a bare one just before and after it. */
@@ -126,33 +126,43 @@ export async function measureReads(options: {
   await checkSameAnswers(service, bare, token, nextPath, options.expectLink);
   for (const child of [bare, service]) await measureSegment(child, token, nextPath, options.warmupSeconds);
 
-  const bareCpu: number[] = [];
-  const serviceCpu: number[] = [];
-  const bareRps: number[] = [];
-  const serviceRps: number[] = [];
-  const cpuRatios: number[] = [];
-  const rpsRatios: number[] = [];
-  let before = await measureSegment(bare, token, nextPath, segmentSeconds);
-  bareCpu.push(before.cpuUsPerRequest);
-  bareRps.push(before.requestsPerSecond);
-  for (let round = 1; round <= READ_ROUNDS; round += 1) {
-    const measured = await measureSegment(service, token, nextPath, segmentSeconds);
-    const after = await measureSegment(bare, token, nextPath, segmentSeconds);
-    serviceCpu.push(measured.cpuUsPerRequest);
-    serviceRps.push(measured.requestsPerSecond);
-    bareCpu.push(after.cpuUsPerRequest);
-    bareRps.push(after.requestsPerSecond);
-    const cpuRatio = measured.cpuUsPerRequest / ((before.cpuUsPerRequest + after.cpuUsPerRequest) / 2);
-    const rpsRatio = measured.requestsPerSecond / ((before.requestsPerSecond + after.requestsPerSecond) / 2);
-    cpuRatios.push(cpuRatio);
-    rpsRatios.push(rpsRatio);
-    log(
-      `  round ${round} of ${READ_ROUNDS}: service ${Math.round(measured.cpuUsPerRequest)} us/req, ` +
-        `${Math.round(measured.requestsPerSecond)} req/s; bare ${Math.round(median(bareCpu))} us/req, ` +
-        `${Math.round(median(bareRps))} req/s; CPU/req ${cpuRatio.toFixed(2)}x, req/s ${rpsRatio.toFixed(2)}x`,
-    );
-    before = after;
-  }
+  const { segments, errors } = await interleave<Segment>({
+    sides: [
+      { key: 'bare', measure: (seconds) => measureSegment(bare, token, nextPath, seconds) },
+      { key: 'service', measure: (seconds) => measureSegment(service, token, nextPath, seconds) },
+    ],
+    pairs: [['service', 'bare']],
+    rounds: READ_ROUNDS,
+    seconds: segmentSeconds,
+    onRound: (round, these) => {
+      const fig = (side: string) => these.find((segment) => segment.side === side)?.figures;
+      const [b, m] = [fig('bare'), fig('service')];
+      if (b === undefined && m === undefined) return;
+      log(
+        `  ${round > READ_ROUNDS ? 'closing' : `round ${round} of ${READ_ROUNDS}`}: ` +
+          (b
+            ? `bare ${Math.round(b.cpuUsPerRequest)} us/req, ${Math.round(b.requestsPerSecond)} req/s`
+            : '') +
+          (m
+            ? `; service ${Math.round(m.cpuUsPerRequest)} us/req, ${Math.round(m.requestsPerSecond)} req/s`
+            : ''),
+      );
+    },
+  });
+  const of = (side: string, value: (segment: Segment) => number) =>
+    segments.filter((segment) => segment.side === side).map((segment) => value(segment.figures));
+  const bareCpu = of('bare', (s) => s.cpuUsPerRequest);
+  const serviceCpu = of('service', (s) => s.cpuUsPerRequest);
+  const bareRps = of('bare', (s) => s.requestsPerSecond);
+  const serviceRps = of('service', (s) => s.requestsPerSecond);
+  const cpuRatios = bracketRatios(segments, 'service', 'bare', (s) => s.cpuUsPerRequest);
+  const rpsRatios = bracketRatios(segments, 'service', 'bare', (s) => s.requestsPerSecond);
+  // A segment that failed fails the section, as before: no read is measured as an error.
+  const failed = [...errors.values()];
+  if (failed.length > 0) throw new Error(failed.join('\n'));
+  log(
+    `  CPU/req ${cpuRatios.map((r) => `${r.toFixed(2)}x`).join(' ')}; req/s ${rpsRatios.map((r) => `${r.toFixed(2)}x`).join(' ')}`,
+  );
   return {
     request: options.request,
     seeded: options.seeded,

@@ -1,14 +1,19 @@
 // The bench's verdicts are the project's performance verdicts: how figures become ratios, which
 // round is kept, and when a target is PASS, FAIL, UNDECIDED or NOT MEASURED.
 import { describe, expect, it } from 'vitest';
+import { bracketRatios, type RoundSegment } from './interleave.ts';
 import {
-  bestOfRounds,
   compare,
+  describeSpread,
   evaluateGoals,
   HOSTILE_MAX_RATIO,
+  judgeRatios,
+  levelRatios,
   median,
   renderMarkdown,
   renderText,
+  summarizeSegments,
+  throughputBasis,
   WEBHOOK_MIN_RPS_RATIO,
 } from './report.ts';
 import type {
@@ -98,63 +103,139 @@ function webhook(rpsRatios: number[], more: Partial<WebhookFigures> = {}): Webho
   };
 }
 
-describe('bestOfRounds', () => {
-  it('when a target ran in several rounds, then each level keeps the round with the most req/s', () => {
-    const merged = bestOfRounds([
-      [run('memory', [figures(1, 100), figures(16, 900)])],
-      [run('memory', [figures(1, 120), figures(16, 800)])],
-    ]);
-    expect(merged).toHaveLength(1);
-    expect(merged[0]?.levels.map((level) => [level.connections, level.requestsPerSecond])).toEqual([
-      [1, 120],
-      [16, 900],
-    ]);
+/**
+ * A target measured in interleaved rounds at one level: `values[r]` is round r + 1's req/s (and
+ * CPU per request 1e6 / req/s, p50 1000 / req/s, so that each figure says the same); a closing
+ * round when `closing` is given.
+ */
+function interleaved(
+  key: TargetKey,
+  connections: number,
+  values: number[],
+  more: (round: number) => Partial<LevelFigures> = () => ({}),
+): TargetRun {
+  const segments = values.map((value, index) =>
+    figures(connections, value, {
+      round: index + 1,
+      cpuUsPerRequest: 1e6 / value,
+      p50Ms: 1000 / value,
+      p99Ms: 2000 / value,
+      ...more(index + 1),
+    }),
+  );
+  return run(key, [summarizeSegments(segments)], { segments });
+}
+
+describe('bracketRatios: each round against the baseline just before and just after it', () => {
+  const segment = (side: string, round: number, value: number): RoundSegment<number> => ({
+    side,
+    round,
+    figures: value,
   });
 
-  it('when a round failed, then its error is kept beside the figures of the others', () => {
-    const merged = bestOfRounds([
-      [run('postgres', [figures(1, 100)])],
-      [run('postgres', [], { error: 'the server did not start' })],
-    ]);
-    expect(merged[0]?.error).toBe('the server did not start');
-    expect(merged[0]?.levels.map((level) => level.requestsPerSecond)).toEqual([100]);
+  it('when the baseline drifts between rounds, then each subject round is taken to the mean of its two neighbours', () => {
+    const segments = [
+      segment('bare', 1, 100),
+      segment('service', 1, 90),
+      segment('bare', 2, 80),
+      segment('service', 2, 60),
+      segment('bare', 3, 40),
+    ];
+    expect(bracketRatios(segments, 'service', 'bare', (value) => value)).toEqual([1, 1]);
+  });
+
+  it('when a subject is also a baseline, then its closing segment is no round of its own', () => {
+    const segments = [
+      segment('bare', 1, 100),
+      segment('service', 1, 100),
+      { side: 'bare', round: 2, closing: true, figures: 100 },
+      { side: 'service', round: 2, closing: true, figures: 300 },
+    ];
+    expect(bracketRatios(segments, 'service', 'bare', (value) => value)).toEqual([1]);
+  });
+
+  it('when there is no baseline after a round, then the one before stands alone; a round without the baseline gives nothing', () => {
+    const segments = [segment('bare', 1, 100), segment('service', 1, 50), segment('service', 2, 70)];
+    expect(bracketRatios(segments, 'service', 'bare', (value) => value)).toEqual([0.5]);
   });
 });
 
-describe('bestOfRounds, reads on PostgreSQL', () => {
-  it('when a read ran in several rounds of the bench, then every round of each is kept, together', () => {
-    const merged = bestOfRounds([
-      [run('pg-get', [], { reads: reads([2]) })],
-      [run('pg-get', [], { reads: reads([3, 4]) })],
-    ]);
-    expect(merged[0]?.reads?.cpuRatios).toEqual([2, 3, 4]);
-    expect(merged[0]?.reads?.bareCpuUsPerRequest).toEqual([100, 100, 100, 100]);
+describe('judgeRatios: a verdict from the spread of the rounds', () => {
+  it('when every round is on the right side, then PASS; every round on the wrong side, FAIL; on both sides, UNDECIDED', () => {
+    expect(judgeRatios([0.86, 0.9, 1.2], 0.85, 'at least')).toBe('PASS');
+    expect(judgeRatios([0.5, 0.84, 0.6], 0.85, 'at least')).toBe('FAIL');
+    expect(judgeRatios([0.8, 0.9, 0.95], 0.85, 'at least')).toBe('UNDECIDED');
+    expect(judgeRatios([1.1, 1.15], 1.15, 'at most')).toBe('PASS');
+    expect(judgeRatios([1.14, 1.16], 1.15, 'at most')).toBe('UNDECIDED');
+  });
+
+  it('when the median is on the right side but one round is not, then UNDECIDED, not PASS', () => {
+    const rounds = [0.9, 0.95, 0.7];
+    expect(median(rounds)).toBeGreaterThan(0.85);
+    expect(judgeRatios(rounds, 0.85, 'at least')).toBe('UNDECIDED');
+  });
+
+  it('when no round was measured, or one is NaN, then NOT MEASURED', () => {
+    expect(judgeRatios([], 1, 'at least')).toBe('NOT MEASURED');
+    expect(judgeRatios([1, Number.NaN], 1, 'at least')).toBe('NOT MEASURED');
+  });
+
+  it('the spread is told as the median and the lowest and highest round', () => {
+    expect(describeSpread([0.63, 0.58, 0.6])).toBe('median 0.60x (3 rounds: 0.58x to 0.63x)');
+    expect(describeSpread([])).toBe('not measured in this run');
   });
 });
 
-describe('bestOfRounds, the webhook', () => {
-  it('when it ran in several rounds of the bench, then every round is kept and the deliveries are added up', () => {
-    const merged = bestOfRounds([
-      [run('webhook', [], { webhook: webhook([0.9]) })],
-      [run('webhook', [], { webhook: webhook([0.7, 0.8], { shortfall: 3, expectedDeliveries: 10_003 }) })],
+describe('throughputBasis', () => {
+  it('at c16 and above a throughput target is judged on CPU per request; at c1 on req/s', () => {
+    expect(throughputBasis(1)).toBe('req/s');
+    expect(throughputBasis(16)).toBe('CPU/req');
+    expect(throughputBasis(64)).toBe('CPU/req');
+  });
+});
+
+describe('summarizeSegments', () => {
+  it('takes the median of rates, latencies and CPU, adds up requests and errors, and keeps the highest peak RSS', () => {
+    const summary = summarizeSegments([
+      figures(16, 100, { round: 1, peakRssBytes: 3, non2xx: 1, cpuUsPerRequest: 10 }),
+      figures(16, 300, { round: 2, peakRssBytes: 9, non2xx: 2, cpuUsPerRequest: 30 }),
+      figures(16, 200, { round: 3, peakRssBytes: 5, cpuUsPerRequest: 20 }),
     ]);
-    expect(merged[0]?.webhook?.rpsRatios).toEqual([0.9, 0.7, 0.8]);
-    expect(merged[0]?.webhook?.offRequestsPerSecond).toEqual([5000, 5000, 5000, 5000]);
-    expect(merged[0]?.webhook?.expectedDeliveries).toBe(20_003);
-    expect(merged[0]?.webhook?.receivedDistinct).toBe(20_000);
-    expect(merged[0]?.webhook?.shortfall).toBe(3);
+    expect(summary).toMatchObject({
+      connections: 16,
+      requestsPerSecond: 200,
+      cpuUsPerRequest: 20,
+      peakRssBytes: 9,
+      non2xx: 3,
+      ok: 6000,
+      durationSeconds: 30,
+    });
+    expect(summary.round).toBeUndefined();
   });
 });
 
 describe('compare', () => {
-  it('when both sides ran at a level, then the ratio is subject over baseline, for req/s and p99', () => {
+  it('when both sides ran in interleaved rounds, then each round gives a ratio: req/s and p99 subject over baseline, CPU baseline over subject', () => {
     const comparisons = compare([
-      run('koa', [figures(16, 1000, { p99Ms: 4 })]),
-      run('memory', [figures(16, 900, { p99Ms: 5 })]),
+      interleaved('koa', 16, [1000, 1000, 1000, 1000]),
+      interleaved('memory', 16, [900, 800, 500]),
     ]);
-    expect(comparisons.find((c) => c.subject === 'memory' && c.baseline === 'koa')?.ratios).toEqual([
-      { connections: 16, requestsPerSecond: 0.9, p99: 1.25 },
-    ]);
+    const ratios = comparisons.find((c) => c.subject === 'memory' && c.baseline === 'koa')?.levels[0];
+    expect(ratios?.connections).toBe(16);
+    expect(ratios?.rps).toEqual([0.9, 0.8, 0.5]);
+    expect(ratios?.cpu.map((ratio) => Number(ratio.toFixed(6)))).toEqual([0.9, 0.8, 0.5]);
+    expect(ratios?.p99.map((ratio) => Number(ratio.toFixed(6)))).toEqual([1.111111, 1.25, 2]);
+  });
+
+  it('when a run has no segments (one round), then its level counts as one round', () => {
+    const ratios = levelRatios(
+      [run('koa', [figures(16, 1000, { p99Ms: 4 })]), run('memory', [figures(16, 900, { p99Ms: 5 })])],
+      'memory',
+      'koa',
+      16,
+    );
+    expect(ratios?.rps).toEqual([0.9]);
+    expect(ratios?.p99).toEqual([1.25]);
   });
 
   it('when the baseline did not run, then no ratio is invented', () => {
@@ -163,36 +244,109 @@ describe('compare', () => {
 });
 
 describe('evaluateGoals', () => {
-  const goal = (c: number) => `memory c${c}: req/s >= 0.85x koa minimal`;
+  const memoryGoal = (c: number) =>
+    c === 1 ? 'memory c1: req/s >= 0.85x koa minimal' : `memory c${c}: throughput >= 0.85x koa minimal`;
+  const goalOf = (goals: ReturnType<typeof evaluateGoals>, goal: string) =>
+    goals.find((candidate) => candidate.goal === goal);
 
-  it('when the service reaches 0.85x koa, then PASS; below it, FAIL', () => {
-    const goals = evaluateGoals(
-      [run('koa', [figures(1, 1000), figures(16, 1000)]), run('memory', [figures(1, 850), figures(16, 849)])],
-      [1, 16],
+  it('memory vs koa at c16: judged on CPU per request, PASS / FAIL / UNDECIDED from the spread of the rounds', () => {
+    const koa = interleaved('koa', 16, [1000, 1000, 1000, 1000]);
+    const verdict = (values: number[]) =>
+      goalOf(evaluateGoals([koa, interleaved('memory', 16, values)], [16]), memoryGoal(16));
+    expect(verdict([900, 860, 950])?.status).toBe('PASS');
+    expect(verdict([600, 700, 840])?.status).toBe('FAIL');
+    expect(verdict([800, 900, 870])).toMatchObject({
+      status: 'UNDECIDED',
+      basis: 'CPU/req',
+      measured: expect.stringMatching(/^median 0\.87x \(3 rounds: 0\.80x to 0\.90x\); req\/s 0\.87x/),
+    });
+  });
+
+  it('memory vs koa at c16: when req/s and CPU per request disagree, then CPU decides', () => {
+    const koa = interleaved('koa', 16, [1000, 1000, 1000, 1000]);
+    // The service answers as fast as koa but spends twice its CPU per request.
+    const memory = interleaved('memory', 16, [1000, 1000, 1000], () => ({ cpuUsPerRequest: 2000 }));
+    const goal = goalOf(evaluateGoals([koa, memory], [16]), memoryGoal(16));
+    expect(goal?.status).toBe('FAIL');
+    expect(goal?.measured).toContain('req/s 1.00x');
+  });
+
+  it('memory vs koa at c1: judged on req/s', () => {
+    const goal = goalOf(
+      evaluateGoals(
+        [interleaved('koa', 1, [1000, 1000, 1000, 1000]), interleaved('memory', 1, [850, 900, 870])],
+        [1],
+      ),
+      memoryGoal(1),
     );
-    expect(statusOf(goals, goal(1))).toBe('PASS');
-    expect(statusOf(goals, goal(16))).toBe('FAIL');
+    expect(goal).toMatchObject({ status: 'PASS', basis: 'req/s' });
   });
 
   it('when a target was not run, then its goals are NOT MEASURED, never PASS', () => {
-    const goals = evaluateGoals([run('memory', [figures(1, 850)])], [1]);
-    expect(statusOf(goals, goal(1))).toBe('NOT MEASURED');
+    const goals = evaluateGoals([interleaved('memory', 1, [850, 850, 850])], [1]);
+    expect(statusOf(goals, memoryGoal(1))).toBe('NOT MEASURED');
     expect(statusOf(goals, 'PostgreSQL c64: server peak RSS <= 150 MB')).toBe('NOT MEASURED');
   });
 
-  it('when the server peaks above 150 MB at c64 on PostgreSQL, then the memory goal fails', () => {
-    const goals = evaluateGoals(
-      [run('postgres', [figures(64, 5000, { peakRssBytes: 151 * 1024 * 1024 })])],
-      [64],
+  it('every target of issue 14 is a verdict row', () => {
+    const goals = evaluateGoals([], [1, 16, 64]).map((goal) => goal.goal);
+    expect(goals).toEqual(
+      expect.arrayContaining([
+        'memory c16: throughput >= 0.85x koa minimal',
+        'memory c64: throughput >= 0.85x koa minimal',
+        'PostgreSQL c1: p50 <= 1.15x node:http + pg',
+        'PostgreSQL c16: req/s >= 1.2x node:http + pg',
+        'ES256 JWT c16 (cache warm): throughput >= 0.9x a static token',
+        'embedded c1: req/s >= 10x json-server',
+        'PostgreSQL with 1,000,000 plants stored, c64: req/s >= 0.9x the empty table',
+        'PostgreSQL c64: server peak RSS <= 150 MB',
+      ]),
     );
-    expect(statusOf(goals, 'PostgreSQL c64: server peak RSS <= 150 MB')).toBe('FAIL');
   });
 
-  it('when group commit adds latency alone (p50 over 1.1x GROUP_COMMIT=off at c1), then it fails', () => {
+  it('peak RSS on PostgreSQL c64: judged round by round against 150 MB', () => {
+    const rss = (peaks: number[]) =>
+      statusOf(
+        evaluateGoals(
+          [
+            interleaved('postgres', 64, [5000, 5000, 5000], (round) => ({
+              peakRssBytes: (peaks[round - 1] ?? 0) * 2 ** 20,
+            })),
+          ],
+          [64],
+        ),
+        'PostgreSQL c64: server peak RSS <= 150 MB',
+      );
+    expect(rss([140, 150, 120])).toBe('PASS');
+    expect(rss([151, 160, 170])).toBe('FAIL');
+    expect(rss([140, 151, 145])).toBe('UNDECIDED');
+  });
+
+  it('PostgreSQL c1: p50 judged against 1.15x the bare node:http + pg server, round by round', () => {
+    const bare = interleaved('bare-pg', 1, [2000, 2000, 2000, 2000]);
+    const verdict = (values: number[]) =>
+      statusOf(
+        evaluateGoals([bare, interleaved('postgres', 1, values)], [1]),
+        'PostgreSQL c1: p50 <= 1.15x node:http + pg',
+      );
+    // p50 is 1000 / req/s in these figures: 2000 req/s is 0.5 ms.
+    expect(verdict([1800, 1900, 2100])).toBe('PASS');
+    expect(verdict([1500, 1600, 1700])).toBe('FAIL');
+    expect(verdict([1600, 1900, 2000])).toBe('UNDECIDED');
+  });
+
+  it('PostgreSQL c16: judged on req/s against 1.2x node:http + pg, whatever the CPU per request says', () => {
+    const bare = interleaved('bare-pg', 16, [5000, 5000, 5000, 5000], () => ({ cpuUsPerRequest: 50 }));
+    const service = interleaved('postgres', 16, [6500, 7000, 6100], () => ({ cpuUsPerRequest: 100 }));
+    const goal = goalOf(evaluateGoals([bare, service], [16]), 'PostgreSQL c16: req/s >= 1.2x node:http + pg');
+    expect(goal).toMatchObject({ status: 'PASS', basis: 'req/s' });
+  });
+
+  it('when group commit adds latency alone (p50 over 1.1x GROUP_COMMIT=off at c1 in every round), then it fails', () => {
     const goals = evaluateGoals(
       [
-        run('postgres', [figures(1, 900, { p50Ms: 1.2 })]),
-        run('postgres-single', [figures(1, 1000, { p50Ms: 1 })]),
+        interleaved('postgres-single', 1, [1000, 1000, 1000, 1000]),
+        interleaved('postgres', 1, [800, 850, 880]),
       ],
       [1],
     );
@@ -201,17 +355,67 @@ describe('evaluateGoals', () => {
     ).toBe('FAIL');
   });
 
-  it('when a JWT target reaches 0.9x the static token at c16, then PASS; below it, FAIL', () => {
+  it('growth: 1,000,000 rows against the empty table at c64, judged on req/s', () => {
     const goals = evaluateGoals(
       [
-        run('memory', [figures(16, 1000)]),
-        run('jwt-es256', [figures(16, 900)]),
-        run('jwt-rs256', [figures(16, 899)]),
+        interleaved('postgres', 64, [10_000, 10_000, 10_000, 10_000]),
+        interleaved('growth', 64, [9_500, 8_500, 9_200]),
+      ],
+      [64],
+    );
+    expect(
+      statusOf(goals, 'PostgreSQL with 1,000,000 plants stored, c64: req/s >= 0.9x the empty table'),
+    ).toBe('UNDECIDED');
+  });
+
+  it('when a JWT target reaches 0.9x the static token in CPU per request at c16 in every round, then PASS; in none, FAIL', () => {
+    const goals = evaluateGoals(
+      [
+        interleaved('memory', 16, [1000, 1000, 1000, 1000]),
+        interleaved('jwt-es256', 16, [910, 950, 920]),
+        interleaved('jwt-rs256', 16, [899, 700, 800]),
       ],
       [16],
     );
-    expect(statusOf(goals, 'ES256 JWT c16: req/s >= 0.9x a static token')).toBe('PASS');
-    expect(statusOf(goals, 'RS256 JWT c16: req/s >= 0.9x a static token')).toBe('FAIL');
+    expect(statusOf(goals, 'ES256 JWT c16 (cache warm): throughput >= 0.9x a static token')).toBe('PASS');
+    expect(statusOf(goals, 'RS256 JWT c16 (cache warm): throughput >= 0.9x a static token')).toBe('FAIL');
+  });
+
+  it('embedded vs json-server: c1 on req/s, c64 on CPU per request', () => {
+    const goals = evaluateGoals(
+      [
+        interleaved('json-server', 1, [200, 200, 200, 200]),
+        interleaved('embedded', 1, [2100, 2500, 2200]),
+        interleaved('json-server', 64, [300, 300, 300, 300]),
+      ],
+      [1, 64],
+    );
+    expect(goalOf(goals, 'embedded c1: req/s >= 10x json-server')).toMatchObject({
+      status: 'PASS',
+      basis: 'req/s',
+    });
+    expect(goalOf(goals, 'embedded c64: throughput >= 10x json-server')?.basis).toBe('CPU/req');
+  });
+
+  it('the text report starts with the CPU model, the cores and the load average at the start and the end', () => {
+    const runs = [
+      interleaved('koa', 16, [1000, 1000, 1000, 1000]),
+      interleaved('memory', 16, [900, 800, 850]),
+    ];
+    const report = {
+      machine: { cpuModel: 'Intel(R) Xeon(R) Processor', cores: 2, loadAverageAtStart: [1.5, 1, 0.5] },
+      loadAverageAtEnd: [2, 1.25, 0.75],
+      settings: { connections: [16], rounds: 3 },
+      runs,
+      comparisons: compare(runs),
+      goals: evaluateGoals(runs, [16]),
+    } as unknown as BenchReport;
+    const text = renderText(report);
+    expect(text.split('\n')[0]).toBe(
+      'Intel(R) Xeon(R) Processor, 2 cores; load average 1.50 1.00 0.50 at the start, 2.00 1.25 0.75 at the end',
+    );
+    expect(text).toMatch(/service, memory: \/ baseline: koa minimal +c16 +0\.85x \(0\.80-0\.90\)/);
+    expect(text).toMatch(/UNDECIDED +memory c16: throughput >= 0\.85x koa minimal +CPU\/req +median 0\.85x/);
   });
 
   describe('reads on PostgreSQL, against the bare node:http + pg server', () => {
@@ -309,7 +513,7 @@ describe('evaluateGoals', () => {
     it('when measured, then the text report and BENCHMARKS.md have its table, "on" with each round and the verdict', () => {
       const runs = [run('webhook', [], { webhook: webhook([0.5, 0.9]) })];
       const report = {
-        machine: { packages: {}, loadAverageAtStart: 0, backgroundCpuPercent: 0 },
+        machine: { packages: {}, loadAverageAtStart: [0, 0, 0], backgroundCpuPercent: 0 },
         settings: { connections: [64], durationSeconds: 4, warmupSeconds: 2, rounds: 1, seedRows: 0 },
         runs,
         comparisons: [],

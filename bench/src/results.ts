@@ -75,8 +75,14 @@ export interface LevelFigures extends LoadResult {
   readonly peakRssBytes?: number;
   /** CPU the server process used, in % of one core. */
   readonly serverCpuPercent?: number;
+  /** The server process's CPU time per answered request, in microseconds. */
+  readonly cpuUsPerRequest?: number;
   /** CPU the whole machine used, in % of all its cores (the server, the database, the load, and others' work). */
   readonly machineCpuPercent: number;
+  /** The interleaved round this segment belongs to (1..rounds; rounds + 1 is the closing one); absent in a level's summary. */
+  readonly round?: number;
+  /** A baseline's closing segment, after the last round: only the "after" of that round's ratios. */
+  readonly closing?: boolean;
 }
 
 /** One hostile body shape: the server's CPU per request, and its ratio to the plain body, round by round. */
@@ -166,7 +172,10 @@ export interface WebhookFigures {
 export interface TargetRun {
   readonly key: TargetKey;
   readonly label: string;
+  /** Each level's summary over its segments: medians (errors and requests added up, peak RSS the highest). */
   readonly levels: LevelFigures[];
+  /** Every segment of load, in the order measured, each with its round: what the ratios are taken from. */
+  segments?: LevelFigures[];
   /** The hostile bodies section, for its target. */
   hostile?: HostileBodiesFigures;
   /** The reads on PostgreSQL, for their targets. */
@@ -178,16 +187,25 @@ export interface TargetRun {
   error?: string;
 }
 
-export interface Ratio {
+/**
+ * One level of a comparison, round by round: each round's subject segment over the mean of its
+ * baseline's segments just before and after it (bench/src/interleave.ts).
+ */
+export interface LevelRatios {
   readonly connections: number;
-  readonly requestsPerSecond: number;
-  readonly p99: number;
+  /** req/s, subject over baseline (above 1: the subject answers more). */
+  readonly rps: number[];
+  /** CPU per request, the baseline's over the subject's (above 1: the subject costs less; what req/s would be if each had a core of its own). */
+  readonly cpu: number[];
+  /** p50 and p99 latency, subject over baseline (below 1: the subject is faster). */
+  readonly p50: number[];
+  readonly p99: number[];
 }
 
 export interface Comparison {
   readonly subject: TargetKey;
   readonly baseline: TargetKey;
-  readonly ratios: Ratio[];
+  readonly levels: LevelRatios[];
 }
 
 /** UNDECIDED: the rounds' figures fall on both sides of the target. */
@@ -197,6 +215,8 @@ export interface Goal {
   readonly goal: string;
   readonly measured: string;
   readonly status: GoalStatus;
+  /** The figure the verdict is taken on: CPU/req, req/s, p50, p99, peak RSS. */
+  readonly basis?: string;
 }
 
 export interface BenchReport {
@@ -204,16 +224,18 @@ export interface BenchReport {
   readonly settings: {
     readonly durationSeconds: number;
     readonly warmupSeconds: number;
+    /** Interleaved rounds of every comparison. */
     readonly rounds: number;
+    /** Seconds of each segment of the main comparisons (durationSeconds / rounds, at least 1). */
+    readonly segmentSeconds?: number;
     readonly connections: readonly number[];
     readonly only?: readonly TargetKey[];
     readonly seedRows: number;
   };
-  /** The best round of each target and level. */
   readonly runs: TargetRun[];
-  /** Every round as measured, when there was more than one. */
-  readonly rounds?: TargetRun[][];
   readonly comparisons: Comparison[];
   readonly goals: Goal[];
   readonly wallSeconds: number;
+  /** The load average (1, 5, 15 min) when the run ended; the one at its start is in `machine`. */
+  readonly loadAverageAtEnd?: readonly number[];
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureHostileBodies } from './hostile-bodies.ts';
+import { interleave } from './interleave.ts';
 import { BENCH_AUDIENCE, startBenchProvider } from './jwt-provider.ts';
 import { type LoadResult, nextInt64Body, nextSafeIntegerBody, runLoad } from './load.ts';
 import type { BenchOptions } from './options.ts';
@@ -12,9 +13,12 @@ import {
   checkpoint,
   countRows,
   createPgbenchTable,
+  createSchema,
+  GROWTH_SCHEMA,
   resetBenchDatabase,
   seedPlants,
   seedReadPlants,
+  withSearchPath,
 } from './postgres.ts';
 import {
   machineCpuSeconds,
@@ -25,8 +29,8 @@ import {
   startServer,
 } from './processes.ts';
 import { measureReads } from './reads.ts';
-import { format } from './report.ts';
-import { type LevelFigures, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
+import { format, summarizeSegments } from './report.ts';
+import { COMPARISONS, type LevelFigures, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
 import { makeTempDir } from './temp-dirs.ts';
 import { measureWebhook } from './webhook.ts';
 
@@ -54,26 +58,13 @@ function serverEnv(context: BenchContext, extra: NodeJS.ProcessEnv = {}): NodeJS
   };
 }
 
-function describeLevel(figures: LevelFigures): string {
-  const errors = figures.non2xx + figures.socketErrors;
-  return (
-    `  c${figures.connections}: ${format.rps(figures.requestsPerSecond)} req/s, ` +
-    `p50 ${format.ms(figures.p50Ms)} ms, p99 ${format.ms(figures.p99Ms)} ms, errors ${errors}` +
-    (figures.peakRssBytes === undefined ? '' : `, peak RSS ${format.mb(figures.peakRssBytes)}`) +
-    (figures.serverCpuPercent === undefined
-      ? ''
-      : `, server CPU ${format.percent(figures.serverCpuPercent)}`) +
-    `, load gen CPU ${format.percent(figures.loadGeneratorCpuPercent)}, machine ${format.percent(figures.machineCpuPercent)}`
-  );
-}
-
-/** One level of load against a running server, with its memory and CPU while under it. */
-async function measureLevel(
-  context: BenchContext,
+/** One segment of load against a running server, with its memory and CPU while under it. */
+async function measureSegment(
   child: RunningChild,
   connections: number,
+  seconds: number,
   nextBody: () => string,
-  token = context.token,
+  token: string,
 ): Promise<LevelFigures> {
   const peak = new PeakRss(child.pid);
   const serverCpuBefore = processCpuSeconds(child.pid);
@@ -81,21 +72,21 @@ async function measureLevel(
   const result: LoadResult = await runLoad({
     url: child.url,
     connections,
-    durationSeconds: context.options.durationSeconds,
+    durationSeconds: seconds,
     token,
     nextBody,
   });
   const machineAfter = machineCpuSeconds();
-  const figures: LevelFigures = {
+  const serverCpuSeconds = processCpuSeconds(child.pid) - serverCpuBefore;
+  if (child.exited()) throw new Error(`${child.name} died under load:\n${child.recentOutput()}`);
+  return {
     ...result,
     peakRssBytes: peak.finish(),
-    serverCpuPercent: ((processCpuSeconds(child.pid) - serverCpuBefore) / result.durationSeconds) * 100,
+    serverCpuPercent: (serverCpuSeconds / result.durationSeconds) * 100,
+    ...(result.ok > 0 ? { cpuUsPerRequest: (serverCpuSeconds * 1e6) / result.ok } : {}),
     machineCpuPercent:
       ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
   };
-  if (child.exited()) throw new Error(`${child.name} died under load:\n${child.recentOutput()}`);
-  context.log(describeLevel(figures));
-  return figures;
 }
 
 /** One request before the load, so that a target that refuses it fails loudly instead of measuring its errors. */
@@ -110,54 +101,177 @@ async function checkOneCreate(child: RunningChild, nextBody: () => string, token
   if (!response.ok) throw new Error(`POST /plants answered ${response.status} before the load: ${text}`);
 }
 
-async function warmUp(
-  context: BenchContext,
-  child: RunningChild,
-  nextBody: () => string,
-  token: string,
-): Promise<void> {
-  await runLoad({
-    url: child.url,
-    connections: 16,
-    durationSeconds: context.options.warmupSeconds,
-    token,
-    nextBody,
-  });
+/** A side of a comparison once started: a segment of load at `connections` for `seconds`. */
+interface StartedSide {
+  readonly measure: (connections: number, seconds: number) => Promise<LevelFigures>;
+  readonly stop: () => Promise<void>;
 }
 
-interface ServerTarget {
+/** A side of a group: a server the bench starts (or pgbench), up beside the others of its group. */
+interface SideSpec {
   readonly key: TargetKey;
-  /** The bearer token of its requests; the run's static token when absent. */
-  readonly token?: string;
-  readonly spec: ServerSpec;
-  readonly nextBody: () => string;
+  /** The levels it takes part in; every level when absent. */
   readonly connections?: readonly number[];
-  /** Before each level: a checkpoint for the targets on PostgreSQL. */
-  readonly beforeLevel?: () => Promise<void>;
-  /** After the levels, with the server still up: the 1M-row run. */
-  readonly afterLevels?: (child: RunningChild, run: TargetRun) => Promise<TargetRun[]>;
+  readonly start: (run: TargetRun) => Promise<StartedSide>;
 }
 
-async function runServerTarget(context: BenchContext, target: ServerTarget): Promise<TargetRun[]> {
-  const run: TargetRun = { key: target.key, label: TARGET_LABELS[target.key], levels: [], notes: [] };
-  const child = await startServer(target.spec);
-  context.log(`  up at ${child.url} (pid ${child.pid})`);
+/**
+ * A server side: started, one create checked, warmed up at c16, then measured segment by segment
+ * (`beforeSegment`, a CHECKPOINT on PostgreSQL, before each).
+ */
+function serverSide(
+  context: BenchContext,
+  key: TargetKey,
+  spec: ServerSpec,
+  more: {
+    readonly nextBody?: () => string;
+    readonly token?: string;
+    readonly connections?: readonly number[];
+    readonly beforeSegment?: () => Promise<void>;
+    /** After the server is up and before its warm-up: the growth target's seed. */
+    readonly afterStart?: (run: TargetRun) => Promise<void>;
+  } = {},
+): SideSpec {
+  const nextBody = more.nextBody ?? nextInt64Body;
+  const token = more.token ?? context.token;
+  return {
+    key,
+    ...(more.connections ? { connections: more.connections } : {}),
+    start: async (run) => {
+      const child = await startServer(spec);
+      try {
+        context.log(`  ${TARGET_LABELS[key]}: up at ${child.url} (pid ${child.pid})`);
+        await more.afterStart?.(run);
+        await checkOneCreate(child, nextBody, token);
+        await runLoad({
+          url: child.url,
+          connections: 16,
+          durationSeconds: context.options.warmupSeconds,
+          token,
+          nextBody,
+        });
+      } catch (error) {
+        await child.stop();
+        throw error;
+      }
+      return {
+        measure: async (connections, seconds) => {
+          await more.beforeSegment?.();
+          return measureSegment(child, connections, seconds, nextBody, token);
+        },
+        stop: () => child.stop(),
+      };
+    },
+  };
+}
+
+/** A short name for a round's log line. */
+const SHORT: Readonly<Partial<Record<TargetKey, string>>> = {
+  'postgres-single': 'single',
+  'json-server': 'json',
+};
+
+/**
+ * A group of sides, all up at once, each level measured in interleaved rounds (interleave.ts): in
+ * every round each side once, in the group's order (a baseline before its subjects), then a closing
+ * segment of every baseline. A side that fails to start or dies is reported failed; the others go on.
+ */
+async function runGroup(context: BenchContext, sides: readonly SideSpec[]): Promise<TargetRun[]> {
+  const { rounds } = context.options;
+  const seconds = segmentSeconds(context.options);
+  const runs = new Map<TargetKey, TargetRun>(
+    sides.map((side) => [
+      side.key,
+      { key: side.key, label: TARGET_LABELS[side.key], levels: [], segments: [], notes: [] },
+    ]),
+  );
+  const started = new Map<TargetKey, StartedSide>();
   try {
-    const token = target.token ?? context.token;
-    await checkOneCreate(child, target.nextBody, token);
-    await warmUp(context, child, target.nextBody, token);
-    for (const connections of target.connections ?? context.options.connections) {
-      await target.beforeLevel?.();
-      run.levels.push(await measureLevel(context, child, connections, target.nextBody, token));
+    for (const side of sides) {
+      const run = runs.get(side.key) as TargetRun;
+      try {
+        started.set(side.key, await side.start(run));
+      } catch (error) {
+        run.error = error instanceof Error ? error.message : String(error);
+        context.log(`  FAILED (${run.label}): ${run.error}`);
+      }
     }
-    const more = (await target.afterLevels?.(child, run)) ?? [];
-    return [run, ...more];
-  } catch (error) {
-    run.error = error instanceof Error ? error.message : String(error);
-    return [run];
+    for (const connections of context.options.connections) {
+      const active = sides.filter(
+        (side) => started.has(side.key) && (side.connections ?? [connections]).includes(connections),
+      );
+      if (active.length === 0) continue;
+      context.log(`  c${connections}: ${rounds} rounds of ${format.seconds(seconds)} s segments`);
+      const { segments, errors } = await interleave<LevelFigures>({
+        sides: active.map((side) => ({
+          key: side.key,
+          measure: (time) => (started.get(side.key) as StartedSide).measure(connections, time),
+        })),
+        pairs: COMPARISONS,
+        rounds,
+        seconds,
+        onRound: (round, these) =>
+          these.length > 0 &&
+          context.log(
+            `    ${round > rounds ? 'closing' : `round ${round}`}: ` +
+              these
+                .map(
+                  ({ side, figures }) =>
+                    `${SHORT[side as TargetKey] ?? side} ${format.rps(figures.requestsPerSecond)}/s` +
+                    (figures.cpuUsPerRequest === undefined
+                      ? ''
+                      : ` ${format.micros(figures.cpuUsPerRequest)}us`) +
+                    (connections === 1 ? ` p50 ${format.ms(figures.p50Ms)}` : ''),
+                )
+                .join(', '),
+          ),
+      });
+      for (const segment of segments) {
+        runs.get(segment.side as TargetKey)?.segments?.push({
+          ...segment.figures,
+          round: segment.round,
+          ...(segment.closing ? { closing: true } : {}),
+        });
+      }
+      for (const [key, message] of errors) {
+        const run = runs.get(key as TargetKey) as TargetRun;
+        run.error = message;
+        context.log(`  FAILED (${run.label}): ${message}`);
+        await started.get(key as TargetKey)?.stop();
+        started.delete(key as TargetKey);
+      }
+      for (const side of active) {
+        const run = runs.get(side.key) as TargetRun;
+        const mine = (run.segments ?? []).filter((figures) => figures.connections === connections);
+        if (mine.length === 0) continue;
+        const summary = summarizeSegments(mine);
+        run.levels.push(summary);
+        context.log(describeLevel(SHORT[side.key] ?? side.key, summary));
+      }
+    }
   } finally {
-    await child.stop();
+    for (const side of [...sides].reverse()) await started.get(side.key)?.stop();
   }
+  return [...runs.values()];
+}
+
+function describeLevel(name: string, figures: LevelFigures): string {
+  const errors = figures.non2xx + figures.socketErrors;
+  return (
+    `    ${name} c${figures.connections} median: ${format.rps(figures.requestsPerSecond)} req/s, ` +
+    `p50 ${format.ms(figures.p50Ms)} ms, p99 ${format.ms(figures.p99Ms)} ms, errors ${errors}` +
+    (figures.peakRssBytes === undefined ? '' : `, peak RSS ${format.mb(figures.peakRssBytes)}`) +
+    (figures.cpuUsPerRequest === undefined ? '' : `, ${format.micros(figures.cpuUsPerRequest)} us/req`) +
+    (figures.serverCpuPercent === undefined
+      ? ''
+      : `, server CPU ${format.percent(figures.serverCpuPercent)}`) +
+    `, machine ${format.percent(figures.machineCpuPercent)}`
+  );
+}
+
+/** Seconds of each segment of the main comparisons: the level's duration shared by the rounds, at least 1 s. */
+export function segmentSeconds(options: BenchOptions): number {
+  return Math.max(1, options.durationSeconds / options.rounds);
 }
 
 function nodeServer(
@@ -199,27 +313,6 @@ function apiArgs(context: BenchContext): string[] {
   const path = join(context.root, main);
   if (!existsSync(path)) throw new Error(`the service is not there yet: ${path} is missing`);
   return [...args.slice(0, -1), path];
-}
-
-async function runGrowth(context: BenchContext, url: string, child: RunningChild): Promise<TargetRun> {
-  const run: TargetRun = { key: 'growth', label: TARGET_LABELS.growth, levels: [], notes: [] };
-  try {
-    const started = performance.now();
-    await seedPlants(url, context.options.seedRows);
-    const rows = await countRows(url, 'plants');
-    context.log(
-      `  seeded ${context.options.seedRows.toLocaleString('en-US')} plants in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-        `${rows.toLocaleString('en-US')} rows now`,
-    );
-    run.notes.push(
-      `${context.options.seedRows.toLocaleString('en-US')} plants seeded on top of those the earlier levels stored`,
-    );
-    await checkpoint(url);
-    run.levels.push(await measureLevel(context, child, 64, nextInt64Body));
-  } catch (error) {
-    run.error = error instanceof Error ? error.message : String(error);
-  }
-  return run;
 }
 
 /**
@@ -379,118 +472,52 @@ async function runWebhook(context: BenchContext): Promise<TargetRun> {
   return run;
 }
 
-/** Runs one target (the PostgreSQL service also runs the 1M-row growth run when it is selected). */
-export async function runTarget(context: BenchContext, key: TargetKey): Promise<TargetRun[]> {
-  switch (key) {
-    case 'bare':
-      return runServerTarget(context, {
-        key,
-        spec: nodeServer(context, 'bare node:http', [baselinePath(context, 'bare-http.ts')]),
-        nextBody: nextInt64Body,
-      });
-    case 'koa':
-      return runServerTarget(context, {
-        key,
-        spec: nodeServer(context, 'koa minimal', [baselinePath(context, 'koa-minimal.ts')]),
-        nextBody: nextInt64Body,
-      });
-    case 'memory':
-      return runServerTarget(context, {
-        key,
-        spec: nodeServer(context, 'service (memory:)', apiArgs(context), { DATABASE_URL: 'memory:' }),
-        nextBody: nextInt64Body,
-      });
-    case 'embedded': {
-      // As a user starts it: DATABASE_URL unset, so PGlite keeps its data in ./data of the working directory.
-      const cwd = makeTempDir('embedded');
-      return runServerTarget(context, {
-        key,
-        spec: {
-          ...nodeServer(context, 'service (embedded)', apiArgs(context), {}, cwd),
-          startTimeoutMs: 120_000,
-        },
-        nextBody: nextInt64Body,
-      });
-    }
-    case 'json-server': {
-      const dir = makeTempDir('json-server');
-      const db = join(dir, 'db.json');
-      writeFileSync(db, '{ "plants": [] }\n');
-      const bin = join(context.root, 'bench', 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
-      const runs = await runServerTarget(context, {
-        key,
-        spec: {
-          name: 'json-server',
-          args: (port) => [bin, '--quiet', '--host', '127.0.0.1', '--port', String(port), db],
-          env: serverEnv(context),
-          cwd: dir,
-          readyPath: '/plants',
-        },
-        nextBody: nextSafeIntegerBody,
-      });
-      runs[0]?.notes.push(
-        'json-server 0.17 keeps every plant in one JSON file that it rewrites on each create, so its rate falls as the file grows; it has no auth and reads ids as doubles, so it gets small ids',
+/** The levels of the JWT targets: c16 (the target's), or every level when c16 is not run. */
+const JWT_CONNECTIONS = 16;
+
+/**
+ * bare node:http, koa minimal, the service on memory and the service with JWT on, all up at once:
+ * the comparisons of the service's own cost per request.
+ */
+async function runMemoryGroup(context: BenchContext): Promise<TargetRun[]> {
+  const want = (key: TargetKey) => context.selected.has(key);
+  const jwtKeys = (['jwt-es256', 'jwt-rs256'] as const).filter(want);
+  // The service with JWT on gets one access token of the bench's provider for the whole run (the
+  // verified-token cache then answers after the first request, as for a client reusing its token).
+  const provider = jwtKeys.length > 0 ? await startBenchProvider() : undefined;
+  try {
+    const sides: SideSpec[] = [];
+    if (want('bare'))
+      sides.push(
+        serverSide(
+          context,
+          'bare',
+          nodeServer(context, 'bare node:http', [baselinePath(context, 'bare-http.ts')]),
+        ),
       );
-      return runs;
-    }
-    case 'pgbench': {
-      const url = requirePostgres(context);
-      await resetBenchDatabase(url);
-      await createPgbenchTable(url);
-      const run: TargetRun = { key, label: TARGET_LABELS.pgbench, levels: [], notes: [] };
-      for (const connections of context.options.connections) {
-        await checkpoint(url);
-        const figures = await runPgbench(url, connections, context.options.durationSeconds);
-        context.log(describeLevel(figures));
-        run.levels.push(figures);
-      }
-      run.notes.push(
-        'pgbench -M prepared, -j 2 (or 1 at c1), one INSERT ... ON CONFLICT DO NOTHING a transaction, random ids; p50/p99 from its per-transaction log',
+    if (want('koa'))
+      sides.push(
+        serverSide(
+          context,
+          'koa',
+          nodeServer(context, 'koa minimal', [baselinePath(context, 'koa-minimal.ts')]),
+        ),
       );
-      return [run];
-    }
-    case 'bare-pg': {
-      const url = requirePostgres(context);
-      await resetBenchDatabase(url);
-      return runServerTarget(context, {
-        key,
-        spec: nodeServer(context, 'node:http + pg', [baselinePath(context, 'bare-http.ts'), '--pg', url]),
-        nextBody: nextInt64Body,
-        beforeLevel: () => checkpoint(url),
-      });
-    }
-    case 'postgres-single': {
-      // The service with group commit off, one INSERT per create: what group commit is measured against.
-      const url = requirePostgres(context);
-      const args = apiArgs(context);
-      await resetBenchDatabase(url);
-      return runServerTarget(context, {
-        key,
-        spec: nodeServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', args, {
-          DATABASE_URL: url,
-          GROUP_COMMIT: 'off',
-        }),
-        nextBody: nextInt64Body,
-        beforeLevel: () => checkpoint(url),
-      });
-    }
-    case 'pg-get':
-    case 'pg-list':
-      return [await runReads(context, key)];
-    case 'webhook':
-      return [await runWebhook(context)];
-    case 'hostile':
-      return [await runHostileBodies(context)];
-    case 'jwt-es256':
-    case 'jwt-rs256': {
-      // The service on memory: with JWT on, loaded with one access token of the bench's provider (the
-      // verified-token cache then answers after the first request, as for a client reusing its token).
-      const provider = await startBenchProvider();
-      try {
-        const runs = await runServerTarget(context, {
+    if (want('memory'))
+      sides.push(
+        serverSide(
+          context,
+          'memory',
+          nodeServer(context, 'service (memory:)', apiArgs(context), { DATABASE_URL: 'memory:' }),
+        ),
+      );
+    for (const key of jwtKeys) {
+      if (provider === undefined) break;
+      sides.push(
+        serverSide(
+          context,
           key,
-          token: await provider.token(key === 'jwt-es256' ? 'ES256' : 'RS256'),
-          spec: {
+          {
             ...nodeServer(context, `service (memory:, ${key})`, apiArgs(context), {
               DATABASE_URL: 'memory:',
               JWT_ISSUER: provider.issuer,
@@ -499,31 +526,190 @@ export async function runTarget(context: BenchContext, key: TargetKey): Promise<
             }),
             readyPath: '/readyz',
           },
-          nextBody: nextInt64Body,
-        });
-        runs[0]?.notes.push(
-          'one access token for the whole run, as a client reuses its token until it expires',
-        );
-        return runs;
-      } finally {
-        await provider.close();
-      }
+          {
+            token: await provider.token(key === 'jwt-es256' ? 'ES256' : 'RS256'),
+            ...(context.options.connections.includes(JWT_CONNECTIONS)
+              ? { connections: [JWT_CONNECTIONS] }
+              : {}),
+          },
+        ),
+      );
     }
-    case 'postgres':
-    case 'growth': {
-      const url = requirePostgres(context);
-      const args = apiArgs(context);
-      await resetBenchDatabase(url);
-      const withGrowth = context.selected.has('growth');
-      return runServerTarget(context, {
-        key: 'postgres',
-        spec: nodeServer(context, 'service (PostgreSQL)', args, { DATABASE_URL: url }),
-        nextBody: nextInt64Body,
-        // Asked for the growth run alone, the empty-table figure it compares to is c64 only.
-        ...(context.selected.has('postgres') ? {} : { connections: [64] }),
-        beforeLevel: () => checkpoint(url),
-        afterLevels: async (child) => (withGrowth ? [await runGrowth(context, url, child)] : []),
-      });
+    const runs = await runGroup(context, sides);
+    for (const run of runs) {
+      if (run.key === 'jwt-es256' || run.key === 'jwt-rs256')
+        run.notes.push('one access token for the whole run, as a client reuses its token until it expires');
     }
+    return runs;
+  } finally {
+    await provider?.close();
   }
+}
+
+/** json-server and the service on embedded PGlite (the default), both up at once. */
+async function runEmbeddedGroup(context: BenchContext): Promise<TargetRun[]> {
+  const sides: SideSpec[] = [];
+  if (context.selected.has('json-server')) {
+    const dir = makeTempDir('json-server');
+    const db = join(dir, 'db.json');
+    writeFileSync(db, '{ "plants": [] }\n');
+    const bin = join(context.root, 'bench', 'node_modules', 'json-server', 'lib', 'cli', 'bin.js');
+    sides.push(
+      serverSide(
+        context,
+        'json-server',
+        {
+          name: 'json-server',
+          args: (port) => [bin, '--quiet', '--host', '127.0.0.1', '--port', String(port), db],
+          env: serverEnv(context),
+          cwd: dir,
+          readyPath: '/plants',
+        },
+        { nextBody: nextSafeIntegerBody },
+      ),
+    );
+  }
+  if (context.selected.has('embedded')) {
+    // As a user starts it: DATABASE_URL unset, so PGlite keeps its data in ./data of the working directory.
+    const cwd = makeTempDir('embedded');
+    sides.push(
+      serverSide(context, 'embedded', {
+        ...nodeServer(context, 'service (embedded)', apiArgs(context), {}, cwd),
+        startTimeoutMs: 120_000,
+      }),
+    );
+  }
+  const runs = await runGroup(context, sides);
+  runs
+    .find((run) => run.key === 'json-server')
+    ?.notes.push(
+      'json-server 0.17 keeps every plant in one JSON file that it rewrites on each create, so its rate falls as the file grows; it has no auth and reads ids as doubles, so it gets small ids',
+    );
+  return runs;
+}
+
+/**
+ * pgbench, the bare node:http + pg server, the service with GROUP_COMMIT=off, the service, and the
+ * service on a table of 1,000,000 plants (its own schema, c64 only), all on the bench database at
+ * once; a CHECKPOINT before every segment.
+ */
+async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
+  const want = (key: TargetKey) => context.selected.has(key);
+  const url = requirePostgres(context);
+  await resetBenchDatabase(url);
+  const beforeSegment = () => checkpoint(url);
+  const sides: SideSpec[] = [];
+  if (want('pgbench')) {
+    sides.push({
+      key: 'pgbench',
+      start: async (run) => {
+        await createPgbenchTable(url);
+        run.notes.push(
+          'pgbench -M prepared, -j 2 (or 1 at c1), one INSERT ... ON CONFLICT DO NOTHING a transaction, random ids, each segment rounded to whole seconds; p50/p99 from its per-transaction log',
+        );
+        return {
+          measure: async (connections, seconds) => {
+            await checkpoint(url);
+            return runPgbench(url, connections, Math.max(1, Math.round(seconds)));
+          },
+          stop: async () => {},
+        };
+      },
+    });
+  }
+  if (want('bare-pg'))
+    sides.push(
+      serverSide(
+        context,
+        'bare-pg',
+        nodeServer(context, 'node:http + pg', [baselinePath(context, 'bare-http.ts'), '--pg', url]),
+        { beforeSegment },
+      ),
+    );
+  const args = want('postgres-single') || want('postgres') || want('growth') ? apiArgs(context) : [];
+  if (want('postgres-single'))
+    sides.push(
+      serverSide(
+        context,
+        'postgres-single',
+        nodeServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', args, {
+          DATABASE_URL: url,
+          GROUP_COMMIT: 'off',
+        }),
+        { beforeSegment },
+      ),
+    );
+  // Asked for the growth run alone, the empty-table figure it compares to is c64 only.
+  if (want('postgres') || want('growth'))
+    sides.push(
+      serverSide(
+        context,
+        'postgres',
+        nodeServer(context, 'service (PostgreSQL)', args, { DATABASE_URL: url }),
+        {
+          beforeSegment,
+          ...(want('postgres') ? {} : { connections: [64] }),
+        },
+      ),
+    );
+  if (want('growth')) {
+    const growthUrl = withSearchPath(url, GROWTH_SCHEMA);
+    await createSchema(url, GROWTH_SCHEMA);
+    sides.push(
+      serverSide(
+        context,
+        'growth',
+        nodeServer(context, 'service (PostgreSQL, 1M rows)', args, { DATABASE_URL: growthUrl }),
+        {
+          connections: [64],
+          beforeSegment,
+          afterStart: async (run) => {
+            const started = performance.now();
+            await seedPlants(growthUrl, context.options.seedRows);
+            const rows = await countRows(growthUrl, 'plants');
+            context.log(
+              `  seeded ${context.options.seedRows.toLocaleString('en-US')} plants in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+                `${rows.toLocaleString('en-US')} rows now`,
+            );
+            run.notes.push(
+              `${context.options.seedRows.toLocaleString('en-US')} plants seeded in a schema of its own (${GROWTH_SCHEMA}) before any load; up beside the empty-table service and loaded in turn with it`,
+            );
+          },
+        },
+      ),
+    );
+  }
+  return runGroup(context, sides);
+}
+
+/** A part of a run: a group of targets up at once, or a target that measures itself. */
+export interface BenchPart {
+  readonly title: string;
+  readonly keys: readonly TargetKey[];
+  readonly run: () => Promise<TargetRun[]>;
+}
+
+const MEMORY_GROUP: readonly TargetKey[] = ['bare', 'koa', 'memory', 'jwt-es256', 'jwt-rs256'];
+const EMBEDDED_GROUP: readonly TargetKey[] = ['json-server', 'embedded'];
+const POSTGRES_GROUP: readonly TargetKey[] = ['pgbench', 'bare-pg', 'postgres-single', 'postgres', 'growth'];
+
+/** The run's parts, in the order they run, with only the selected targets. */
+export function planParts(context: BenchContext): BenchPart[] {
+  const parts: BenchPart[] = [];
+  const group = (keys: readonly TargetKey[], run: (context: BenchContext) => Promise<TargetRun[]>) => {
+    const chosen = keys.filter((key) => context.selected.has(key));
+    if (chosen.length > 0)
+      parts.push({
+        title: chosen.map((key) => TARGET_LABELS[key]).join(' | '),
+        keys: chosen,
+        run: () => run(context),
+      });
+  };
+  group(MEMORY_GROUP, runMemoryGroup);
+  group(EMBEDDED_GROUP, runEmbeddedGroup);
+  group(POSTGRES_GROUP, runPostgresGroup);
+  for (const key of ['pg-get', 'pg-list'] as const) group([key], async () => [await runReads(context, key)]);
+  group(['webhook'], async () => [await runWebhook(context)]);
+  group(['hostile'], async () => [await runHostileBodies(context)]);
+  return parts;
 }
