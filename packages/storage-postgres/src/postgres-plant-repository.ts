@@ -63,6 +63,12 @@ const INSERT_PLANTS_AND_EVENTS = `with inserted as (
   )
   select id from inserted`;
 
+// The reads and the delete, as fixed texts too: one statement each, nothing built per call.
+const FIND_BY_ID = 'select id, name, tag from plants where id = $1::int8';
+const LIST_FIRST = 'select id, name, tag from plants order by id limit $1';
+const LIST_AFTER = 'select id, name, tag from plants where id > $1::int8 order by id limit $2';
+const DELETE_BY_ID = 'delete from plants where id = $1::int8 returning id';
+
 function insertStatement(
   sent: readonly NewPlant[],
   recordFor: readonly bigint[],
@@ -230,32 +236,26 @@ export function createPostgresPlantRepository(
     insertIfAbsent: (plant, created) => mapStorageErrors(() => insertOne({ plant, created })),
     findById: (id) =>
       mapStorageErrors(async () => {
-        const row = await db
-          .selectFrom('plants')
-          .select(['id', 'name', 'tag'])
-          .where('id', '=', id)
-          .executeTakeFirst();
+        const { rows } = await db.executeQuery(CompiledQuery.raw(FIND_BY_ID, [id.toString()]));
+        const row = rows[0] as PlantRow | undefined;
         return row && toNewPlant(row);
       }),
     // Keyset pagination on the primary key's index: `id > $after ORDER BY id LIMIT $n` reads only
     // the rows it returns, at any depth, where OFFSET would read and drop every row before them.
     listAfter: (after, limit) =>
       mapStorageErrors(async () => {
-        const rows = await db
-          .selectFrom('plants')
-          .select(['id', 'name', 'tag'])
-          .$if(after !== undefined, (query) => query.where('id', '>', after as bigint))
-          .orderBy('id')
-          .limit(limit)
-          .execute();
-        return rows.map(toNewPlant);
+        const { rows } =
+          after === undefined
+            ? await db.executeQuery(CompiledQuery.raw(LIST_FIRST, [limit]))
+            : await db.executeQuery(CompiledQuery.raw(LIST_AFTER, [after.toString(), limit]));
+        return (rows as PlantRow[]).map(toNewPlant);
       }),
     // One statement: of concurrent deletes of one id, the row lock lets one delete it, and the
     // others, once it has committed, find nothing.
     deleteById: (id) =>
       mapStorageErrors(async () => {
-        const deleted = await db.deleteFrom('plants').where('id', '=', id).returning('id').execute();
-        return deleted.length > 0;
+        const { rows } = await db.executeQuery(CompiledQuery.raw(DELETE_BY_ID, [id.toString()]));
+        return rows.length > 0;
       }),
   };
 }
