@@ -300,7 +300,7 @@ const baselinePath = (context: BenchContext, file: string) =>
   join(context.root, 'bench', 'src', 'baselines', file);
 /**
  * The service's command line as `pnpm start` runs it: the root package.json's start script,
- * `node <flags> apps/api/src/main.ts`, so that the bench measures what users run, flags included.
+ * `node <flags> apps/api/dist/main.js`, so that the bench measures what users run, flags included.
  */
 function apiArgs(context: BenchContext): string[] {
   const manifest = JSON.parse(readFileSync(join(context.root, 'package.json'), 'utf8')) as {
@@ -308,10 +308,11 @@ function apiArgs(context: BenchContext): string[] {
   };
   const [command, ...args] = (manifest.scripts?.start ?? '').split(/\s+/);
   const main = args.at(-1);
-  if (command !== 'node' || main === undefined || !main.endsWith('main.ts'))
-    throw new Error(`the root start script is not "node [flags] <main.ts>": ${manifest.scripts?.start}`);
+  if (command !== 'node' || main === undefined || !/main\.[jt]s$/.test(main))
+    throw new Error(`the root start script is not "node [flags] <main.js>": ${manifest.scripts?.start}`);
   const path = join(context.root, main);
-  if (!existsSync(path)) throw new Error(`the service is not there yet: ${path} is missing`);
+  // `pnpm bench` builds it first, as `pnpm start` does (the root package.json's prestart).
+  if (!existsSync(path)) throw new Error(`the service is not built: ${path} is missing (run pnpm build)`);
   return [...args.slice(0, -1), path];
 }
 
