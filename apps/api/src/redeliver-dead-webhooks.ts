@@ -8,18 +8,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './storage.ts';
 
-async function storeSchemaOf(connectionString: string): Promise<string> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ schema: string }>('select current_schema() as schema');
-    return rows[0]?.schema ?? 'public';
-  } finally {
-    await client.end();
-  }
-}
-
 async function redeliver(databaseUrl: string): Promise<string> {
   const database = parseDatabaseUrl(databaseUrl);
   if ('problem' in database) throw new Error(`DATABASE_URL ${database.problem}`);
@@ -30,11 +18,21 @@ async function redeliver(databaseUrl: string): Promise<string> {
         'with memory: storage, dead deliveries live in the service process only: nothing to redeliver here',
       );
     case 'postgres': {
-      const moved = await redeliverDeadWebhooks(
-        { kind: 'postgres', connectionString: database.connectionString },
-        await storeSchemaOf(database.connectionString),
-      );
-      return `${moved} dead webhook deliveries queued again; the running service delivers them`;
+      // Opened as the service opens it: the store's schema is where the queue's is derived from.
+      const { openPostgresPlantStorage } = await import('@plant-store/storage-postgres');
+      const storage = await openPostgresPlantStorage({
+        connectionString: database.connectionString,
+        poolSize: 1,
+      });
+      try {
+        const moved = await redeliverDeadWebhooks(
+          { kind: 'postgres', connectionString: database.connectionString },
+          storage.schema,
+        );
+        return `${moved} dead webhook deliveries queued again; the running service delivers them`;
+      } finally {
+        await storage.close();
+      }
     }
     case 'pglite': {
       if (existsSync(join(database.dataDir, 'postmaster.pid'))) {

@@ -1,6 +1,7 @@
 import type { PlantStorage } from '@plant-store/domain';
-import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
+import type { ConnectionPoolStats, KyselyPlantStorage } from '@plant-store/storage-postgres';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
+import type { QueueDatabase } from '@plant-store/webhooks/pg-boss';
 
 /** What the service asks of every adapter it opens. */
 export interface StorageOptions {
@@ -47,6 +48,24 @@ interface StorageAdapter<Settings extends object> {
    * a memory run never loads pg or PGlite.
    */
   open(settings: Settings, options: StorageOptions): Promise<OpenedStorage>;
+}
+
+/**
+ * Delivers the events of a storage on PostgreSQL or PGlite through pg-boss on that same database,
+ * importing pg-boss only when webhooks start.
+ */
+export function pgBossWebhooks(database: QueueDatabase, storage: KyselyPlantStorage): StartWebhooks {
+  return async (config, observer, onError) => {
+    const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
+    return startPgBossDispatcher({
+      database,
+      storeSchema: storage.schema,
+      outbox: storage.events,
+      config,
+      observer,
+      onError,
+    });
+  };
 }
 
 /** Delivers from the storage's in-memory outbox with timers in this process. */
@@ -97,17 +116,7 @@ const ADAPTERS = {
         storage,
         connectionPool: () => storage.connectionPool(),
         // A job queue (pg-boss) on the same server: durable, shared by every replica.
-        startWebhooks: async (config, observer, onError) => {
-          const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
-          return startPgBossDispatcher({
-            database: { kind: 'postgres', connectionString },
-            storeSchema: storage.schema,
-            outbox: storage.events,
-            config,
-            observer,
-            onError,
-          });
-        },
+        startWebhooks: pgBossWebhooks({ kind: 'postgres', connectionString }, storage),
       };
     },
   }),
@@ -125,17 +134,7 @@ const ADAPTERS = {
       return {
         storage,
         // The same job queue, in the embedded database: PGlite's one connection is shared with pg-boss.
-        startWebhooks: async (config, observer, onError) => {
-          const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
-          return startPgBossDispatcher({
-            database: { kind: 'pglite', pglite: storage.pglite },
-            storeSchema: storage.schema,
-            outbox: storage.events,
-            config,
-            observer,
-            onError,
-          });
-        },
+        startWebhooks: pgBossWebhooks({ kind: 'pglite', pglite: storage.pglite }, storage),
       };
     },
   }),

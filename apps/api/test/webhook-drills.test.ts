@@ -12,17 +12,18 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import {
+  eventually,
   newSecret,
   provideTestPostgres,
   randomPlantId,
   startTestReceiver,
   type TestReceiver,
 } from '@plant-store/test-support';
-import { startPgBossDispatcher } from '@plant-store/webhooks/pg-boss';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { type RunningServer, startServer } from '../src/server.ts';
+import { pgBossWebhooks } from '../src/storage.ts';
 import { reportDrill } from './support/drill-report.ts';
 import { captureLogs } from './support/log-capture.ts';
 import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
@@ -99,15 +100,6 @@ function checkDeliveries(receiver: TestReceiver, answeredOk: readonly string[], 
     duplicatesAnswered2xx: answeredOk.length - delivered.size,
     distinctWebhookIds: new Set(receiver.received.map((entry) => entry.id)).size,
   };
-}
-
-async function eventually(check: () => boolean, what: string, timeoutMs = 60_000): Promise<number> {
-  const started = performance.now();
-  while (!check()) {
-    if (performance.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(25);
-  }
-  return Math.round(performance.now() - started);
 }
 
 async function createPlants(
@@ -302,15 +294,7 @@ describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'non
     const service = await startServer(config, {
       storage,
       logDestination: captureLogs().destination,
-      startWebhooks: (webhookConfig, observer, onError) =>
-        startPgBossDispatcher({
-          database: { kind: 'postgres', connectionString },
-          storeSchema: storage.schema,
-          outbox: storage.events,
-          config: webhookConfig,
-          observer,
-          onError,
-        }),
+      startWebhooks: pgBossWebhooks({ kind: 'postgres', connectionString }, storage),
     });
     servers.push(service);
     const post = (body: string) =>

@@ -1,4 +1,5 @@
 export { warnDidNotRun } from './did-not-run.ts';
+export { eventually } from './eventually.ts';
 export { freePort } from './free-port.ts';
 export { createTestSchema, provideTestPostgres, type TestPostgres, withSearchPath } from './postgres.ts';
 export { randomPlantId } from './random-plant-id.ts';

@@ -3,6 +3,7 @@ import { type PlantStorage, plantCreated } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import {
+  eventually,
   newSecret,
   provideTestPostgres,
   randomPlantId,
@@ -25,18 +26,6 @@ function countingObserver() {
     dead: () => void counts.dead++,
   };
   return { counts, observer };
-}
-
-async function eventually(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(20);
-  }
 }
 
 type Start = (

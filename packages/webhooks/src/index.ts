@@ -1,16 +1,12 @@
 // The durable dispatcher is '@plant-store/webhooks/pg-boss': imported only where a database is, it
 // keeps pg and pg-boss out of a memory run.
-export { type AttemptOutcome, attemptDelivery, parseRetryAfter } from './attempt.ts';
-export {
-  type DeliveryJob,
-  firstAttempts,
-  type WebhookBacklog,
-  type WebhookConfig,
-  type WebhookDispatcher,
-  type WebhookObserver,
-  webhookBody,
+export type {
+  DeliveryJob,
+  WebhookBacklog,
+  WebhookConfig,
+  WebhookDispatcher,
+  WebhookObserver,
 } from './deliveries.ts';
 export { startMemoryDispatcher } from './memory-dispatcher.ts';
-export { DEFAULT_RETRY_SCHEDULE, nextRetryDelay, parseRetrySchedule } from './schedule.ts';
+export { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './schedule.ts';
 export { parseWebhookSecrets } from './secrets.ts';
-export { signatureHeader } from './signature.ts';

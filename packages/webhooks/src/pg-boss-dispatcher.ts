@@ -1,6 +1,13 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { PlantEventOutbox } from '@plant-store/domain';
-import { fromKysely, fromPglite, type JobInsert, type KyselyTransactionLike, PgBoss } from 'pg-boss';
+import {
+  type ConstructorOptions,
+  fromKysely,
+  fromPglite,
+  type JobInsert,
+  type KyselyTransactionLike,
+  PgBoss,
+} from 'pg-boss';
 import {
   attemptJob,
   type DeliveryJob,
@@ -51,6 +58,31 @@ function insertOf(job: DeliveryJob, delayMs = 0): JobInsert {
     : { data: { ...job } };
 }
 
+/** pg-boss on the store's database: its own small pool on a server, the store's instance on PGlite. */
+function bossOn(
+  database: QueueDatabase,
+  storeSchema: string,
+  poolSize: number,
+  options: Omit<ConstructorOptions, 'schema' | 'max'>,
+): PgBoss {
+  return new PgBoss({
+    ...(database.kind === 'postgres'
+      ? { connectionString: database.connectionString, max: poolSize }
+      : { db: fromPglite(database.pglite), backend: 'pglite' as const }),
+    schema: jobQueueSchema(storeSchema),
+    ...options,
+  });
+}
+
+/** Moves every dead delivery back into the delivery queue (its data starts the schedule afresh). */
+async function redriveDead(boss: PgBoss): Promise<number> {
+  let moved = 0;
+  for (let batch = -1; batch !== 0; moved += batch) {
+    batch = await boss.redrive(DEAD_QUEUE, { destination: DELIVERY_QUEUE, limit: 1000 });
+  }
+  return moved;
+}
+
 function quoteIdentifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
@@ -67,11 +99,7 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
   // A job that stays active longer than an attempt can take was held by a process that died:
   // pg-boss makes it ready again (a retry of its own, apart from our schedule) once it expires.
   const expireInSeconds = Math.ceil(config.timeoutMs / 1000) + 5;
-  const boss = new PgBoss({
-    ...(options.database.kind === 'postgres'
-      ? { connectionString: options.database.connectionString, max: 4 }
-      : { db: fromPglite(options.database.pglite), backend: 'pglite' as const }),
-    schema,
+  const boss = bossOn(options.database, options.storeSchema, 4, {
     superviseIntervalSeconds: Math.min(60, Math.max(2, expireInSeconds)),
   });
   boss.on('error', onError);
@@ -159,10 +187,7 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
       };
     },
     async redeliverDead() {
-      let moved = 0;
-      for (let batch = -1; batch !== 0; moved += batch) {
-        batch = await boss.redrive(DEAD_QUEUE, { destination: DELIVERY_QUEUE, limit: 1000 });
-      }
+      const moved = await redriveDead(boss);
       if (workerId) boss.notifyWorker(workerId);
       return moved;
     },
@@ -178,14 +203,7 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
  * service runs on this database to deliver: the operator's redelivery. Resolves with how many.
  */
 export async function redeliverDeadWebhooks(database: QueueDatabase, storeSchema: string): Promise<number> {
-  const boss = new PgBoss({
-    ...(database.kind === 'postgres'
-      ? { connectionString: database.connectionString, max: 1 }
-      : { db: fromPglite(database.pglite), backend: 'pglite' as const }),
-    schema: jobQueueSchema(storeSchema),
-    supervise: false,
-    schedule: false,
-  });
+  const boss = bossOn(database, storeSchema, 1, { supervise: false, schedule: false });
   const failures: unknown[] = [];
   boss.on('error', (error) => failures.push(error));
   await boss.start();
@@ -193,11 +211,7 @@ export async function redeliverDeadWebhooks(database: QueueDatabase, storeSchema
     const queues = await boss.getQueues([DEAD_QUEUE, DELIVERY_QUEUE]);
     // No queue yet: webhooks never ran on this database, so nothing is dead.
     if (queues.length < 2) return 0;
-    let moved = 0;
-    for (let batch = -1; batch !== 0; moved += batch) {
-      batch = await boss.redrive(DEAD_QUEUE, { destination: DELIVERY_QUEUE, limit: 1000 });
-    }
-    return moved;
+    return await redriveDead(boss);
   } finally {
     await boss.stop({ graceful: false, close: true });
   }
