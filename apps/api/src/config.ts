@@ -37,6 +37,8 @@ export const SETTINGS = {
   database: setting('DATABASE_URL', databaseUrl, DEFAULT_DATABASE_URL),
   /** Concurrent creates share one INSERT (on), or each has its own (off). PostgreSQL and PGlite. */
   groupCommit: setting('GROUP_COMMIT', onOff, 'on'),
+  /** The PostgreSQL adapter's frequent statements prepared once per connection (on); off behind PgBouncer < 1.21. */
+  preparedStatements: setting('DATABASE_PREPARED_STATEMENTS', onOff, 'on'),
   /** API_TOKENS, as listed; Config.tokens has them with the file's. */
   listedTokens: setting('API_TOKENS', tokenList),
   /** API_TOKENS_FILE as read at start, re-read while the service runs so that tokens can rotate without a restart. */

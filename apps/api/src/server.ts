@@ -57,7 +57,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const given = options.storage;
   const { storage, connectionPool, startWebhooks } =
     given === undefined
-      ? await openStorage(config.database, { groupCommit: config.groupCommit, events })
+      ? await openStorage(config.database, {
+          groupCommit: config.groupCommit,
+          preparedStatements: config.preparedStatements,
+          events,
+        })
       : {
           storage: given,
           connectionPool: options.connectionPool,

@@ -7,6 +7,8 @@ import type { QueueDatabase } from '@plant-store/webhooks/pg-boss';
 export interface StorageOptions {
   /** GROUP_COMMIT: concurrent creates share one INSERT where the adapter can (on), or each has its own (off). */
   readonly groupCommit: boolean;
+  /** DATABASE_PREPARED_STATEMENTS: a server adapter prepares its frequent statements once per connection. */
+  readonly preparedStatements: boolean;
   /** Record the event of each plant created (the webhook's outbox), and be ready to deliver them. */
   readonly events: boolean;
 }
@@ -110,6 +112,7 @@ const ADAPTERS = {
       const storage = await openPostgresPlantStorage({
         connectionString,
         ...groupCommitOption(options),
+        preparedStatements: options.preparedStatements,
         events: options.events,
       });
       return {

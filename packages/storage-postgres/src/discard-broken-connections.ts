@@ -3,9 +3,53 @@ import type pg from 'pg';
 import { isUnavailableError } from './storage-errors.ts';
 
 /**
- * The pool as kysely sees it, except that a connection whose query failed because the database was
- * lost or too slow (a terminated backend, a reset socket, a read timeout) is released as broken,
- * so pg-pool closes it instead of handing it out again.
+ * One pg client as kysely sees it. Kept for the client's whole life: kysely keys its own connection
+ * object on this one, so a new wrapper per checkout would cost kysely a new connection object (and a
+ * WeakMap entry) per statement.
+ */
+class TrackedClient {
+  #broken = false;
+  readonly #client: pg.PoolClient;
+  readonly #statementNames: ReadonlyMap<string, string>;
+
+  constructor(client: pg.PoolClient, statementNames: ReadonlyMap<string, string>) {
+    this.#client = client;
+    this.#statementNames = statementNames;
+  }
+
+  // Kysely reads the backend's pid here to cancel a query (pg sets it once connected; @types/pg omits it).
+  get processID(): number {
+    return (this.#client as pg.PoolClient & { processID: number }).processID;
+  }
+
+  // A string is a statement; anything else is a cursor (streaming), passed on as it is. A text with
+  // a name is sent as a named statement: the server parses and plans it on a connection's first use only.
+  query(sqlOrCursor: unknown, parameters?: readonly unknown[]): unknown {
+    if (typeof sqlOrCursor !== 'string') return this.#client.query(sqlOrCursor as pg.Submittable);
+    const name = this.#statementNames.get(sqlOrCursor);
+    const values = parameters as unknown[];
+    const pending =
+      name === undefined
+        ? this.#client.query(sqlOrCursor, values)
+        : this.#client.query({ name, text: sqlOrCursor, values });
+    return pending.catch((error: unknown) => {
+      if (isUnavailableError(error)) this.#broken = true;
+      throw error;
+    });
+  }
+
+  release(destroy?: boolean): void {
+    const broken = this.#broken || destroy === true;
+    this.#broken = false;
+    this.#client.release(broken);
+  }
+}
+
+/**
+ * The pool as kysely sees it, with two changes. The texts in `statementNames` are sent as named
+ * (prepared) statements. And a connection whose query failed because the database was lost or too
+ * slow (a terminated backend, a reset socket, a read timeout) is released as broken, so pg-pool
+ * closes it instead of handing it out again.
  *
  * Kysely releases a connection without its error, and pg-pool learns that the socket is gone only
  * when the close is processed: in between, the next operation could get that dead connection and
@@ -13,31 +57,23 @@ import { isUnavailableError } from './storage-errors.ts';
  * usable) costs one reconnect; keeping one after a read timeout (in an unknown state) could cost
  * wrong answers.
  */
-export function discardBrokenConnections(pool: pg.Pool): PostgresPool {
+export function discardBrokenConnections(
+  pool: pg.Pool,
+  statementNames: ReadonlyMap<string, string> = new Map(),
+): PostgresPool {
+  const tracked = new WeakMap<pg.PoolClient, TrackedClient>();
   return {
     options: pool.options,
     end: () => pool.end(),
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
-      let broken = false;
-      const track = <T>(pending: Promise<T>): Promise<T> =>
-        pending.catch((error: unknown) => {
-          if (isUnavailableError(error)) broken = true;
-          throw error;
-        });
-      // A string is a statement; anything else is a cursor (streaming), passed on as it is.
-      const query = (sqlOrCursor: unknown, parameters?: readonly unknown[]) =>
-        typeof sqlOrCursor === 'string'
-          ? track(client.query(sqlOrCursor, parameters as unknown[]))
-          : client.query(sqlOrCursor as pg.Submittable);
-      return {
-        // Kysely reads the backend's pid here to cancel a query (pg sets it once connected; @types/pg omits it).
-        get processID() {
-          return (client as pg.PoolClient & { processID: number }).processID;
-        },
-        query: query as unknown as PostgresPoolClient['query'],
-        release: (destroy?: boolean) => client.release(broken || destroy === true),
-      };
+      let wrapper = tracked.get(client);
+      if (wrapper === undefined) {
+        wrapper = new TrackedClient(client, statementNames);
+        tracked.set(client, wrapper);
+      }
+      // Its query() answers what kysely's overloads ask (a promise of the result, or the cursor).
+      return wrapper as unknown as PostgresPoolClient;
     },
   };
 }

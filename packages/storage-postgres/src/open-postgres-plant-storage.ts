@@ -3,7 +3,7 @@ import pg from 'pg';
 import { discardBrokenConnections } from './discard-broken-connections.ts';
 import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
-import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
+import { PLANT_STATEMENT_NAMES, type PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 
 export interface PostgresPlantStorageOptions {
   /** `postgres://user:password@host:port/database`; libpq `options` (e.g. `-c search_path=...`) are passed on. */
@@ -26,6 +26,13 @@ export interface PostgresPlantStorageOptions {
   readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
   /** Record the event of each plant created in the outbox (see PlantStorage.events). Default: off. */
   readonly events?: boolean;
+  /**
+   * The adapter's frequent statements are prepared once per connection (named statements), so the
+   * server parses and plans them once, not on every call. Default: true. Turn off behind a pooler
+   * that moves a session's statements between server connections: PgBouncer before 1.21 in
+   * transaction mode, or 1.21+ without `max_prepared_statements`.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 /** A snapshot of the pg pool, for a service's metrics. */
@@ -79,7 +86,14 @@ export async function openPostgresPlantStorage(
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const storage = await openKyselyPlantStorage(
-    new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool: discardBrokenConnections(pool) }) }),
+    new Kysely<PlantDatabase>({
+      dialect: new PostgresDialect({
+        pool: discardBrokenConnections(
+          pool,
+          options.preparedStatements === false ? undefined : PLANT_STATEMENT_NAMES,
+        ),
+      }),
+    }),
     {
       groupCommit:
         options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },

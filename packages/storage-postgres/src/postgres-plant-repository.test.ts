@@ -33,6 +33,27 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
     durable: true,
   });
 
+  // The same two without named statements, as behind PgBouncer in transaction mode (its drill runs
+  // these two through Debian's PgBouncer).
+  describePlantRepositoryContract('PostgreSQL server, without prepared statements', {
+    open: (options) => openPostgresPlantStorage({ connectionString, preparedStatements: false, ...options }),
+    durable: true,
+  });
+
+  describePlantRepositoryContract(
+    'PostgreSQL server, without prepared statements, one plant a statement, four statements at once',
+    {
+      open: (options) =>
+        openPostgresPlantStorage({
+          connectionString,
+          preparedStatements: false,
+          groupCommit: { maxBatchSize: 1, maxConcurrentBatches: 4 },
+          ...options,
+        }),
+      durable: true,
+    },
+  );
+
   /** A plain pg client on the test schema, to look at and disturb the database behind the port. */
   async function withClient<T>(work: (client: pg.Client) => Promise<T>, url = connectionString): Promise<T> {
     const client = new pg.Client({ connectionString: url });

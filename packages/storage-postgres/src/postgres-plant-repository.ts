@@ -63,16 +63,56 @@ const INSERT_PLANTS_AND_EVENTS = `with inserted as (
   )
   select id from inserted`;
 
+// A batch of one (every create without concurrency) as a one-row VALUES: the server runs it ~15 us
+// sooner than the unnest() form, which is what a create waits for at c1.
+const INSERT_PLANT = `insert into plants (id, name, tag)
+  values ($1::int8, $2::text, $3::text)
+  on conflict (id) do nothing
+  returning id`;
+
+const INSERT_PLANT_AND_EVENT = `with inserted as (
+    insert into plants (id, name, tag)
+    values ($1::int8, $2::text, $3::text)
+    on conflict (id) do nothing
+    returning id, name, tag
+  ), recorded as (
+    insert into plant_events (plant_id, name, tag)
+    select id, name, tag from inserted
+  )
+  select id from inserted`;
+
 // The reads and the delete, as fixed texts too: one statement each, nothing built per call.
 const FIND_BY_ID = 'select id, name, tag from plants where id = $1::int8';
 const LIST_FIRST = 'select id, name, tag from plants order by id limit $1';
 const LIST_AFTER = 'select id, name, tag from plants where id > $1::int8 order by id limit $2';
 const DELETE_BY_ID = 'delete from plants where id = $1::int8 returning id';
 
+/**
+ * The fixed texts above, each with a name a connection may prepare it under: the server then parses
+ * and plans each once per connection instead of once per call (a create at c1 answers ~50 us sooner
+ * here). For a driver that can (see openPostgresPlantStorage's `preparedStatements`).
+ */
+export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = new Map([
+  [INSERT_PLANTS, 'plant_store_insert_plants'],
+  [INSERT_PLANTS_AND_EVENTS, 'plant_store_insert_plants_and_events'],
+  [INSERT_PLANT, 'plant_store_insert_plant'],
+  [INSERT_PLANT_AND_EVENT, 'plant_store_insert_plant_and_event'],
+  [FIND_BY_ID, 'plant_store_find_by_id'],
+  [LIST_FIRST, 'plant_store_list_first'],
+  [LIST_AFTER, 'plant_store_list_after'],
+  [DELETE_BY_ID, 'plant_store_delete_by_id'],
+]);
+
 function insertStatement(
   sent: readonly NewPlant[],
   recordFor: readonly bigint[],
 ): CompiledQuery<{ id: bigint }> {
+  if (sent.length === 1) {
+    const plant = sent[0] as NewPlant;
+    const parameters = [plant.id.toString(), plant.name, plant.tag ?? null];
+    // recordFor holds the plant's id exactly when its event is to be recorded.
+    return CompiledQuery.raw(recordFor.length === 0 ? INSERT_PLANT : INSERT_PLANT_AND_EVENT, parameters);
+  }
   const ids = sent.map((plant) => plant.id.toString());
   const names = sent.map((plant) => plant.name);
   const tags = sent.map((plant) => plant.tag ?? null);
