@@ -20,6 +20,8 @@ export interface JwtPrincipal {
   readonly subject: string | undefined;
   readonly clientId: string | undefined;
   readonly scopes: ReadonlySet<string>;
+  /** The token's `exp`, in milliseconds: it holds only before then. */
+  readonly expiresAtMs: number;
 }
 
 /** A token that fails a check; the message names the check (it becomes `error_description`). */
@@ -84,10 +86,10 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   if (algorithms.length === 0) throw new Error('no asymmetric JWT algorithm is allowed');
   const now = options.now ?? Date.now;
   const cacheSize = options.cacheSize ?? 10_000;
-  // Verified tokens by the SHA-256 of their text, with the time they stop being valid (exp).
-  const verified = new Map<string, { readonly principal: JwtPrincipal; readonly validUntilMs: number }>();
+  // Verified tokens by the SHA-256 of their text (a principal says until when it holds: exp).
+  const verified = new Map<string, JwtPrincipal>();
 
-  async function verifyUncached(token: string): Promise<{ principal: JwtPrincipal; exp: number }> {
+  async function verifyUncached(token: string): Promise<JwtPrincipal> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, (header) => options.keys.getKey(header), {
@@ -103,12 +105,13 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       if (error instanceof KeysUnavailableError) throw error;
       throw new TokenRejectedError(describe(error));
     }
-    const principal = {
+    return {
       subject: typeof payload.sub === 'string' ? payload.sub : undefined,
       clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
       scopes: scopesOf(payload),
+      // Never past exp: the clock tolerance is not extended to remembered tokens.
+      expiresAtMs: (payload.exp as number) * 1000,
     };
-    return { principal, exp: payload.exp as number };
   }
 
   return {
@@ -116,13 +119,12 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
       const key = hash('sha256', token, 'base64url');
       const cached = verified.get(key);
       if (cached !== undefined) {
-        if (now() < cached.validUntilMs) return cached.principal;
+        if (now() < cached.expiresAtMs) return cached;
         verified.delete(key);
       }
-      const { principal, exp } = await verifyUncached(token);
-      // Never past exp (the clock tolerance is not extended to cached tokens).
+      const principal = await verifyUncached(token);
       if (verified.size >= cacheSize) verified.delete(verified.keys().next().value as string);
-      verified.set(key, { principal, validUntilMs: exp * 1000 });
+      verified.set(key, principal);
       return principal;
     },
   };

@@ -11,6 +11,8 @@ export interface TokenSet {
    * which names it in the log and reveals nothing.
    */
   nameOf(credential: string): string | undefined;
+  /** The tokens as they are now, as an object that is replaced (a new identity) whenever they change. */
+  version(): object;
 }
 
 function sha256(text: string): Buffer {
@@ -45,7 +47,7 @@ function matcher(current: () => readonly Buffer[]): TokenSet {
     accepted.set(credential, name);
     return name;
   };
-  return { nameOf, matches: (credential) => nameOf(credential) !== undefined };
+  return { nameOf, matches: (credential) => nameOf(credential) !== undefined, version: current };
 }
 
 /**

@@ -58,5 +58,24 @@ describe('token sets', () => {
       expect(set.matches('old-token-123456')).toBe(false);
       expect(set.matches('kept-token-123456')).toBe(true);
     });
+
+    it('when the file changes, then the version changes, and not before', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
+      dirs.push(dir);
+      const path = join(dir, 'tokens');
+      await writeFile(path, 'first-token-123456\n');
+      const set = reloadingTokenSet({
+        tokens: ['first-token-123456'],
+        file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
+        logger: pino({ level: 'silent' }),
+        checkEveryMs: 0,
+      });
+      const before = set.version();
+      expect(set.version()).toBe(before);
+      await writeFile(`${path}.new`, 'second-token-123456\n');
+      await rename(`${path}.new`, path);
+      expect(set.version()).not.toBe(before);
+      expect(set.matches('second-token-123456')).toBe(true);
+    });
   });
 });
