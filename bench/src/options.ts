@@ -11,7 +11,10 @@ export interface BenchOptions {
   readonly only?: readonly TargetKey[];
   readonly write: boolean;
   readonly adminDatabaseUrl: string;
+  /** Plants stored in the growth target's table before its load. */
   readonly seedRows: number;
+  /** Plants stored in the growth-10m table (kept between runs: seeding it takes about a minute). */
+  readonly largeSeedRows: number;
 }
 
 export const USAGE = `Usage: pnpm bench [options]
@@ -91,5 +94,6 @@ export function parseOptions(
     write: !values['no-write'],
     adminDatabaseUrl: env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     seedRows: 1_000_000,
+    largeSeedRows: 10_000_000,
   };
 }

@@ -1,5 +1,6 @@
 // The PostgreSQL side of the bench: a database of its own on the server (never the shared `test`
-// one), its tables dropped and made anew for each target, and the 1,000,000-plant seed.
+// one), its tables dropped and made anew for each target, and the growth targets' tables of
+// 10,000, 1,000,000 and 10,000,000 plants, each in a schema of its own, seeded once and kept.
 import pg from 'pg';
 
 export const BENCH_DATABASE = 'plant_store_bench';
@@ -107,15 +108,22 @@ export async function resetBenchDatabase(url: string): Promise<void> {
     const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
     const queue = jobQueueSchema(rows[0]?.schema ?? 'public');
     await client.query(`DROP SCHEMA IF EXISTS "${queue.replaceAll('"', '""')}" CASCADE`);
-    // The growth target's schema, and the job queue a service there would have made beside it.
-    for (const schema of [GROWTH_SCHEMA, jobQueueSchema(GROWTH_SCHEMA)])
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    // The growth tables are kept (prepareGrowthTable puts them back as seeded); the job queue a
+    // service there would have made beside them is not.
+    for (const schema of GROWTH_SCHEMAS)
+      await client.query(`DROP SCHEMA IF EXISTS "${jobQueueSchema(schema)}" CASCADE`);
     await client.query('CHECKPOINT');
   });
 }
 
 /** The schema the growth target's service keeps its 1,000,000 plants in, beside the other targets' `public`. */
 export const GROWTH_SCHEMA = 'bench_growth';
+/** The schema of the 10,000,000-plant table (growth-10m, growth-get-10m, growth-list-10m). */
+export const GROWTH_10M_SCHEMA = 'bench_growth_10m';
+/** The schema of the small table the growth reads are compared to (growth-get-10k, growth-list-10k). */
+export const GROWTH_SMALL_SCHEMA = 'bench_growth_10k';
+/** Schemas whose seeded `plants` table outlives a run; resetBenchDatabase leaves them. */
+const GROWTH_SCHEMAS = [GROWTH_SMALL_SCHEMA, GROWTH_SCHEMA, GROWTH_10M_SCHEMA] as const;
 
 /** `url` with libpq options that make `schema` the first of the search_path (the service passes them on). */
 export function withSearchPath(url: string, schema: string): string {
@@ -149,21 +157,114 @@ export async function countRows(url: string, table: string): Promise<number> {
   });
 }
 
+/** Rows of the growth seed a statement inserts: 10,000,000 plants take 4 statements. */
+const SEED_CHUNK = 2_500_000;
+
 /**
- * Adds `count` plants to the service's table, in one statement. Their ids are random negative
- * int64s: spread over the whole index as real ids would be, and never equal to the bench's own
- * ids, which are positive. Vacuumed and analysed afterwards, as autovacuum would have by then.
+ * What a growth table's comment says once its seed is complete: the table is kept between runs only
+ * when it says this and still holds that many seeded plants. A change to the seed's shape changes it.
  */
-export async function seedPlants(url: string, count: number): Promise<void> {
-  await withClient(url, async (client) => {
-    await client.query(
-      `INSERT INTO plants (id, name, tag)
-       SELECT -1 - (random() * 4.6e18)::bigint, 'Monstera deliciosa', 'aroid' FROM generate_series(1, $1)
-       ON CONFLICT DO NOTHING`,
-      [count],
+function seedMark(rows: number): string {
+  return `plant-store bench growth seed v2: ${rows} plants, negative random ids, names of 27 characters, one tag in four NULL`;
+}
+
+/** What prepareGrowthTable did: seeded the table anew, or found it seeded and took the last run's load out. */
+export interface PreparedGrowthTable {
+  readonly reused: boolean;
+  /** Rows the load of an earlier run had added (positive ids), deleted before this run. */
+  readonly removed: number;
+}
+
+/**
+ * Makes the service's table (`url`'s search_path: a growth schema, which the service has migrated)
+ * hold exactly `rows` seeded plants and nothing else, vacuumed, analysed and checkpointed, as
+ * autovacuum would have left it. Seeded plants have random negative int64 ids (spread over the
+ * whole index, as real ids would be, and never equal to the load's ids, which are positive), names
+ * of one length (`Monstera deliciosa 00000042`) and one tag in four NULL, so that every table size
+ * answers reads of the same shape.
+ *
+ * Seeding 10,000,000 plants takes about a minute, so a table is kept between runs: when it is
+ * marked as a complete seed of `rows` plants and still holds them, only the rows an earlier run's
+ * load added are deleted (then VACUUM); otherwise it is emptied and seeded anew by
+ * `INSERT ... SELECT generate_series`, a few statements of SEED_CHUNK rows (ids that collide are
+ * drawn again).
+ */
+export async function prepareGrowthTable(url: string, rows: number): Promise<PreparedGrowthTable> {
+  return withClient(url, async (client) => {
+    const mark = seedMark(rows);
+    const found = await client.query<{ mark: string | null }>(
+      `SELECT obj_description('plants'::regclass, 'pg_class') AS mark`,
     );
+    let reused = false;
+    let removed = 0;
+    if (found.rows[0]?.mark === mark) {
+      const seeded = await client.query<{ count: string }>(
+        'SELECT count(*) AS count FROM plants WHERE id < 0',
+      );
+      if (Number(seeded.rows[0]?.count) === rows) {
+        reused = true;
+        removed = (await client.query('DELETE FROM plants WHERE id >= 0')).rowCount ?? 0;
+      }
+    }
+    if (!reused) {
+      await client.query('COMMENT ON TABLE plants IS NULL');
+      await client.query('TRUNCATE plants');
+      let inserted = 0;
+      for (let from = 1; inserted < rows; from += SEED_CHUNK) {
+        const to = from + Math.min(SEED_CHUNK, rows - inserted) - 1;
+        const result = await client.query(
+          `INSERT INTO plants (id, name, tag)
+           SELECT -1 - (random() * 4.6e18)::bigint,
+                  'Monstera deliciosa ' || lpad(n::text, 8, '0'),
+                  CASE WHEN n % 4 = 0 THEN NULL ELSE 'aroid' END
+           FROM generate_series($1::bigint, $2::bigint) AS n
+           ON CONFLICT DO NOTHING`,
+          [from, to],
+        );
+        inserted += result.rowCount ?? 0;
+      }
+      await client.query(`COMMENT ON TABLE plants IS '${mark.replaceAll("'", "''")}'`);
+    }
     await client.query('VACUUM ANALYZE plants');
     await client.query('CHECKPOINT');
+    return { reused, removed };
+  });
+}
+
+/** Ids a growth read picks from: spread over the whole table, and those a full page follows. */
+export interface GrowthSample {
+  /** Stored ids, ascending, as text (exact int64s). */
+  readonly ids: string[];
+  /** Those of `ids` with more than `page` stored ids above them: a page after one is full, and a next one follows. */
+  readonly pageStarts: string[];
+}
+
+/**
+ * Ids read back from a growth table: every id when it holds at most `count`, or about `count`
+ * drawn row by row at random over the whole table (`TABLESAMPLE BERNOULLI`, not SYSTEM: SYSTEM
+ * takes whole pages, and reads of ids from a few pages would find them all in shared buffers).
+ */
+export async function sampleGrowthIds(
+  url: string,
+  rows: number,
+  count: number,
+  page: number,
+): Promise<GrowthSample> {
+  return withClient(url, async (client) => {
+    const sampled =
+      rows <= count
+        ? await client.query<{ id: string }>('SELECT id FROM plants ORDER BY id')
+        : await client.query<{ id: string }>('SELECT id FROM plants TABLESAMPLE BERNOULLI ($1) ORDER BY id', [
+            (100 * count) / rows,
+          ]);
+    const edge = await client.query<{ id: string }>(
+      'SELECT id FROM plants ORDER BY id DESC OFFSET $1 LIMIT 1',
+      [page],
+    );
+    const ids = sampled.rows.map((row) => row.id);
+    const last = edge.rows[0]?.id;
+    const pageStarts = last === undefined ? [] : ids.filter((id) => BigInt(id) < BigInt(last));
+    return { ids, pageStarts };
   });
 }
 

@@ -6,6 +6,7 @@ import {
   compare,
   describeSpread,
   evaluateGoals,
+  GROWTH_MIN_RPS_RATIO,
   HOSTILE_MAX_RATIO,
   judgeRatios,
   levelRatios,
@@ -368,6 +369,113 @@ describe('evaluateGoals', () => {
     ).toBe('UNDECIDED');
   });
 
+  describe('growth: a large table against a small one at c64, judged on req/s round by round', () => {
+    const writes10m = 'PostgreSQL with 10,000,000 plants stored, c64: req/s >= 0.9x the empty table';
+    const get1m =
+      'PostgreSQL GET /plants/{id} with 1,000,000 plants stored, c64: req/s >= 0.9x 10,000 plants';
+    const get10m =
+      'PostgreSQL GET /plants/{id} with 10,000,000 plants stored, c64: req/s >= 0.9x 10,000 plants';
+    const list1m =
+      'PostgreSQL GET /plants?limit=100&after={id} with 1,000,000 plants stored, c64: req/s >= 0.9x 10,000 plants';
+    const list10m =
+      'PostgreSQL GET /plants?limit=100&after={id} with 10,000,000 plants stored, c64: req/s >= 0.9x 10,000 plants';
+
+    it('every growth target of the second round (1,000,000 and 10,000,000 plants; creates, GET by id, list pages) is a verdict row, NOT MEASURED when not run', () => {
+      const goals = evaluateGoals([], [1, 16, 64]);
+      for (const goal of [
+        'PostgreSQL with 1,000,000 plants stored, c64: req/s >= 0.9x the empty table',
+        writes10m,
+        get1m,
+        get10m,
+        list1m,
+        list10m,
+      ])
+        expect(goalOf(goals, goal)).toMatchObject({ status: 'NOT MEASURED', basis: 'req/s' });
+      expect(GROWTH_MIN_RPS_RATIO).toBe(0.9);
+    });
+
+    it('10,000,000 plants: against the empty table, PASS / FAIL / UNDECIDED from the spread, with both rates', () => {
+      const empty = interleaved('postgres', 64, [10_000, 10_000, 10_000, 10_000]);
+      const verdict = (values: number[]) =>
+        goalOf(evaluateGoals([empty, interleaved('growth-10m', 64, values)], [64]), writes10m);
+      expect(verdict([9_100, 9_500, 10_200])?.status).toBe('PASS');
+      expect(verdict([8_000, 8_900, 7_000])?.status).toBe('FAIL');
+      expect(verdict([9_500, 8_500, 9_200])).toMatchObject({
+        status: 'UNDECIDED',
+        basis: 'req/s',
+        measured: expect.stringMatching(
+          /^median 0\.92x \(3 rounds: 0\.85x to 0\.95x\); CPU\/req 0\.92x, p50 1\.09x; 9,200 vs 10,000 req\/s$/,
+        ),
+      });
+    });
+
+    it('10,000,000 plants: judged on req/s, whatever the CPU per request says', () => {
+      const empty = interleaved('postgres', 64, [10_000, 10_000, 10_000, 10_000], () => ({
+        cpuUsPerRequest: 100,
+      }));
+      const large = interleaved('growth-10m', 64, [9_500, 9_600, 9_700], () => ({ cpuUsPerRequest: 200 }));
+      expect(goalOf(evaluateGoals([empty, large], [64]), writes10m)?.status).toBe('PASS');
+    });
+
+    it('reads: each large table against the same read of the 10,000-plant table, GET with GET and list with list', () => {
+      const goals = evaluateGoals(
+        [
+          interleaved('growth-get-10k', 64, [5_000, 5_000, 5_000, 5_000]),
+          interleaved('growth-get-1m', 64, [4_900, 4_800, 5_100]),
+          interleaved('growth-get-10m', 64, [4_000, 4_400, 4_300]),
+          interleaved('growth-list-10k', 64, [1_000, 1_000, 1_000, 1_000]),
+          interleaved('growth-list-1m', 64, [950, 850, 990]),
+          interleaved('growth-list-10m', 64, [700, 600, 650]),
+        ],
+        [64],
+      );
+      expect(goalOf(goals, get1m)).toMatchObject({
+        status: 'PASS',
+        basis: 'req/s',
+        measured: expect.stringMatching(
+          /^median 0\.98x \(3 rounds: 0\.96x to 1\.02x\).*; 4,900 vs 5,000 req\/s$/,
+        ),
+      });
+      expect(statusOf(goals, get10m)).toBe('FAIL');
+      expect(statusOf(goals, list1m)).toBe('UNDECIDED');
+      expect(goalOf(goals, list10m)).toMatchObject({
+        status: 'FAIL',
+        measured: expect.stringMatching(/^median 0\.65x .*; 650 vs 1,000 req\/s$/),
+      });
+    });
+
+    it('reads: a large table whose baseline read did not run is NOT MEASURED, never compared with another read', () => {
+      const goals = evaluateGoals(
+        [
+          interleaved('growth-list-10k', 64, [1_000, 1_000, 1_000, 1_000]),
+          interleaved('growth-get-1m', 64, [4_900, 4_800, 5_100]),
+        ],
+        [64],
+      );
+      expect(statusOf(goals, get1m)).toBe('NOT MEASURED');
+    });
+
+    it('reads: the results table gives each large table its ratio to the 10,000-plant one', () => {
+      const runs = [
+        interleaved('growth-get-10k', 64, [5_000, 5_000, 5_000, 5_000]),
+        interleaved('growth-get-10m', 64, [4_000, 4_400, 4_300]),
+      ];
+      const report = {
+        settings: { connections: [64], rounds: 3 },
+        runs,
+        comparisons: compare(runs),
+        goals: evaluateGoals(runs, [64]),
+      } as unknown as BenchReport;
+      const text = renderText(report);
+      expect(text).toMatch(/\ngrowth-get-10m +c64 +3 +4,300 .* growth-get-10k +0\.86x /);
+      expect(text).toContain(
+        'service, PostgreSQL, GET /plants/{id}, 10M rows / service, PostgreSQL, GET /plants/{id}, 10k rows',
+      );
+      expect(text).toMatch(/ 10k rows +c64 +0\.86x \(0\.80-0\.88\)/);
+      expect(text).toContain(`${'FAIL'.padEnd(12)} ${get10m}`);
+    });
+  });
+
   it('when a JWT target reaches 0.9x the static token in CPU per request at c16 in every round, then PASS; in none, FAIL', () => {
     const goals = evaluateGoals(
       [
@@ -432,7 +540,10 @@ describe('evaluateGoals', () => {
       expect(goals.find((g) => g.goal === rpsGoal)?.measured).toBe(
         'median 0.40x (rounds 0.33x to 0.50x; 2,400 req/s vs 6,000 req/s)',
       );
-      expect(goals.some((g) => g.goal.includes('limit=100'))).toBe(false);
+      // No row of pg-list, which did not run (the growth rows of list pages are another target's).
+      expect(goals.some((g) => g.goal.includes('limit=100') && g.goal.includes('node:http + pg'))).toBe(
+        false,
+      );
     });
 
     it('when no round was measured, then NOT MEASURED, never INFO', () => {

@@ -51,6 +51,11 @@ export function judgeRatios(
   return 'UNDECIDED';
 }
 
+/** The issue's figure for growth: with 1,000,000 and 10,000,000 plants stored, at least 0.9x the throughput of a small table. */
+export const GROWTH_MIN_RPS_RATIO = 0.9;
+/** The level growth is judged at. */
+const GROWTH_CONNECTIONS = 64;
+
 /** The issue's figure for the webhook: with it on, creates at c64 keep at least 0.8x their rate with it off. */
 export const WEBHOOK_MIN_RPS_RATIO = 0.8;
 
@@ -434,13 +439,45 @@ export function evaluateGoals(runs: readonly TargetRun[], connections: readonly 
       at('postgres', 'postgres-single', c),
       'req/s',
     );
-  judge(
-    'PostgreSQL with 1,000,000 plants stored, c64: req/s >= 0.9x the empty table',
-    at('growth', 'postgres', 64),
-    'req/s',
-    0.9,
-    'at least',
-  );
+  // Growth: the same service on a large table against a small one at c64, on req/s, round by round:
+  // creates against the empty table, reads against the same reads of a table of 10,000 plants.
+  const growth = (goal: string, subject: TargetKey, baseline: TargetKey) => {
+    const large = level(runs, subject, GROWTH_CONNECTIONS);
+    const small = level(runs, baseline, GROWTH_CONNECTIONS);
+    judge(
+      goal,
+      at(subject, baseline, GROWTH_CONNECTIONS),
+      'req/s',
+      GROWTH_MIN_RPS_RATIO,
+      'at least',
+      large && small
+        ? `; ${format.rps(large.requestsPerSecond)} vs ${format.rps(small.requestsPerSecond)} req/s`
+        : '',
+    );
+  };
+  const c = `c${GROWTH_CONNECTIONS}`;
+  for (const [rows, key] of [
+    ['1,000,000', 'growth'],
+    ['10,000,000', 'growth-10m'],
+  ] as const)
+    growth(
+      `PostgreSQL with ${rows} plants stored, ${c}: req/s >= ${GROWTH_MIN_RPS_RATIO}x the empty table`,
+      key,
+      'postgres',
+    );
+  for (const [request, get] of [
+    ['GET /plants/{id}', true],
+    ['GET /plants?limit=100&after={id}', false],
+  ] as const)
+    for (const [rows, large] of [
+      ['1,000,000', '1m'],
+      ['10,000,000', '10m'],
+    ] as const)
+      growth(
+        `PostgreSQL ${request} with ${rows} plants stored, ${c}: req/s >= ${GROWTH_MIN_RPS_RATIO}x 10,000 plants`,
+        get ? `growth-get-${large}` : `growth-list-${large}`,
+        get ? 'growth-get-10k' : 'growth-list-10k',
+      );
   const peaks = segmentsAt(
     runs.find((run) => run.key === 'postgres'),
     64,

@@ -13,6 +13,13 @@ export const TARGET_KEYS = [
   'postgres-single',
   'postgres',
   'growth',
+  'growth-10m',
+  'growth-get-10k',
+  'growth-get-1m',
+  'growth-get-10m',
+  'growth-list-10k',
+  'growth-list-1m',
+  'growth-list-10m',
   'pg-get',
   'pg-list',
   'webhook',
@@ -33,6 +40,13 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   'postgres-single': 'service, PostgreSQL, GROUP_COMMIT=off',
   postgres: 'service, PostgreSQL',
   growth: 'service, PostgreSQL, 1M rows',
+  'growth-10m': 'service, PostgreSQL, 10M rows',
+  'growth-get-10k': 'service, PostgreSQL, GET /plants/{id}, 10k rows',
+  'growth-get-1m': 'service, PostgreSQL, GET /plants/{id}, 1M rows',
+  'growth-get-10m': 'service, PostgreSQL, GET /plants/{id}, 10M rows',
+  'growth-list-10k': 'service, PostgreSQL, GET /plants?limit=100, 10k rows',
+  'growth-list-1m': 'service, PostgreSQL, GET /plants?limit=100, 1M rows',
+  'growth-list-10m': 'service, PostgreSQL, GET /plants?limit=100, 10M rows',
   'pg-get': 'service, PostgreSQL, GET /plants/{id}',
   'pg-list': 'service, PostgreSQL, GET /plants?limit=100',
   webhook: 'service, PostgreSQL, webhook on vs off',
@@ -50,6 +64,11 @@ export const PRIMARY_BASELINE: Readonly<Partial<Record<TargetKey, TargetKey>>> =
   'postgres-single': 'bare-pg',
   postgres: 'bare-pg',
   growth: 'postgres',
+  'growth-10m': 'postgres',
+  'growth-get-1m': 'growth-get-10k',
+  'growth-get-10m': 'growth-get-10k',
+  'growth-list-1m': 'growth-list-10k',
+  'growth-list-10m': 'growth-list-10k',
   'jwt-es256': 'memory',
   'jwt-rs256': 'memory',
 };
@@ -66,6 +85,11 @@ export const COMPARISONS: ReadonlyArray<readonly [subject: TargetKey, baseline: 
   ['postgres', 'postgres-single'],
   ['postgres', 'pgbench'],
   ['growth', 'postgres'],
+  ['growth-10m', 'postgres'],
+  ['growth-get-1m', 'growth-get-10k'],
+  ['growth-get-10m', 'growth-get-10k'],
+  ['growth-list-1m', 'growth-list-10k'],
+  ['growth-list-10m', 'growth-list-10k'],
   ['jwt-es256', 'memory'],
   ['jwt-rs256', 'memory'],
 ];
@@ -230,7 +254,10 @@ export interface BenchReport {
     readonly segmentSeconds?: number;
     readonly connections: readonly number[];
     readonly only?: readonly TargetKey[];
+    /** Plants in the growth target's table (1,000,000). */
     readonly seedRows: number;
+    /** Plants in the 10,000,000-row growth table (absent in runs from before it). */
+    readonly largeSeedRows?: number;
   };
   readonly runs: TargetRun[];
   readonly comparisons: Comparison[];

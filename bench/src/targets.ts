@@ -14,9 +14,13 @@ import {
   countRows,
   createPgbenchTable,
   createSchema,
+  GROWTH_10M_SCHEMA,
   GROWTH_SCHEMA,
+  GROWTH_SMALL_SCHEMA,
+  type GrowthSample,
+  prepareGrowthTable,
   resetBenchDatabase,
-  seedPlants,
+  sampleGrowthIds,
   seedReadPlants,
   withSearchPath,
 } from './postgres.ts';
@@ -58,12 +62,17 @@ function serverEnv(context: BenchContext, extra: NodeJS.ProcessEnv = {}): NodeJS
   };
 }
 
+/** What a load sends: `POST /plants` with `nextBody()`, or `GET nextPath()`. */
+type Traffic =
+  | { readonly nextBody: () => string; readonly nextPath?: undefined }
+  | { readonly nextPath: () => string; readonly nextBody?: undefined };
+
 /** One segment of load against a running server, with its memory and CPU while under it. */
 async function measureSegment(
   child: RunningChild,
   connections: number,
   seconds: number,
-  nextBody: () => string,
+  traffic: Traffic,
   token: string,
 ): Promise<LevelFigures> {
   const peak = new PeakRss(child.pid);
@@ -74,7 +83,7 @@ async function measureSegment(
     connections,
     durationSeconds: seconds,
     token,
-    nextBody,
+    ...traffic,
   });
   const machineAfter = machineCpuSeconds();
   const serverCpuSeconds = processCpuSeconds(child.pid) - serverCpuBefore;
@@ -157,7 +166,7 @@ function serverSide(
       return {
         measure: async (connections, seconds) => {
           await more.beforeSegment?.();
-          return measureSegment(child, connections, seconds, nextBody, token);
+          return measureSegment(child, connections, seconds, { nextBody }, token);
         },
         stop: () => child.stop(),
       };
@@ -169,6 +178,12 @@ function serverSide(
 const SHORT: Readonly<Partial<Record<TargetKey, string>>> = {
   'postgres-single': 'single',
   'json-server': 'json',
+  'growth-get-10k': 'get 10k',
+  'growth-get-1m': 'get 1M',
+  'growth-get-10m': 'get 10M',
+  'growth-list-10k': 'list 10k',
+  'growth-list-1m': 'list 1M',
+  'growth-list-10m': 'list 10M',
 };
 
 /**
@@ -589,10 +604,239 @@ async function runEmbeddedGroup(context: BenchContext): Promise<TargetRun[]> {
   return runs;
 }
 
+/** The level of every growth comparison, writes and reads: the issue's growth target is at c64. */
+const GROWTH_CONNECTIONS = 64;
+
+/** A table of the growth targets: its plants, seeded in a schema of its own and kept between runs. */
+interface GrowthTable {
+  readonly schema: string;
+  readonly rows: number;
+  /** `1M`, for labels. */
+  readonly size: string;
+}
+
+function growthTables(context: BenchContext): Record<'small' | 'oneMillion' | 'tenMillion', GrowthTable> {
+  return {
+    small: { schema: GROWTH_SMALL_SCHEMA, rows: READ_SEED_PLANTS, size: '10k' },
+    oneMillion: { schema: GROWTH_SCHEMA, rows: context.options.seedRows, size: '1M' },
+    tenMillion: { schema: GROWTH_10M_SCHEMA, rows: context.options.largeSeedRows, size: '10M' },
+  };
+}
+
+/**
+ * A growth table as seeded, with a service already up on it (which migrated it): seeded anew, or
+ * kept from an earlier run with that run's load taken out (prepareGrowthTable); then counted.
+ * Answers the note for its run.
+ */
+async function prepareGrowth(context: BenchContext, tableUrl: string, table: GrowthTable): Promise<string> {
+  const rows = table.rows.toLocaleString('en-US');
+  const started = performance.now();
+  context.log(`  ${table.schema}: preparing ${rows} plants (seeding them anew: about 6 s a million)`);
+  const prepared = await prepareGrowthTable(tableUrl, table.rows);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const count = await countRows(tableUrl, 'plants');
+  if (count !== table.rows)
+    throw new Error(
+      `${table.schema}.plants holds ${count.toLocaleString('en-US')} rows after seeding, not ${rows}`,
+    );
+  context.log(
+    prepared.reused
+      ? `  ${table.schema}: ${rows} plants kept from an earlier run, ${prepared.removed.toLocaleString('en-US')} rows of its load deleted, vacuumed in ${seconds} s`
+      : `  ${table.schema}: ${rows} plants seeded, vacuumed and analysed in ${seconds} s (kept for the next runs)`,
+  );
+  return (
+    `${rows} plants in a schema of its own (${table.schema}) before any load, random negative ids; ` +
+    (prepared.reused
+      ? `kept from an earlier run, whose ${prepared.removed.toLocaleString('en-US')} created rows were deleted and the table vacuumed`
+      : 'seeded in this run and kept for the next')
+  );
+}
+
+/** Ids the growth reads pick from in a large table: about this many, drawn at random over all of it. */
+const GROWTH_READ_SAMPLE = 100_000;
+/** How many answers of each growth read server are checked before the load. */
+const GROWTH_READ_CHECKS = 20;
+
+/** A service up on a growth table, with the ids its reads pick from, or why it is not. */
+type GrowthServer =
+  | {
+      readonly child: RunningChild;
+      readonly table: GrowthTable;
+      readonly sample: GrowthSample;
+      readonly note: string;
+    }
+  | { readonly error: string };
+
+/** Before any load: the reads answer 200, GET a seeded plant, a list a full page with a `Link` to the next. */
+async function checkGrowthReads(
+  child: RunningChild,
+  token: string,
+  kind: 'get' | 'list',
+  nextId: () => string,
+): Promise<void> {
+  for (let index = 0; index < GROWTH_READ_CHECKS; index += 1) {
+    const id = nextId();
+    const path = kind === 'get' ? `/plants/${id}` : `/plants?limit=${READ_PAGE_LIMIT}&after=${id}`;
+    const response = await fetch(`${child.url}${path}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const body = await response.text();
+    const wrong =
+      response.status !== 200
+        ? `answered ${response.status}`
+        : kind === 'get'
+          ? /^\{"name":"Monstera deliciosa \d{8}"(?:,"tag":"aroid")?\}$/.test(body)
+            ? undefined
+            : 'answered no seeded plant'
+          : response.headers.get('link') === null
+            ? 'answered no Link header, though more plants remain'
+            : (JSON.parse(body) as unknown[]).length !== READ_PAGE_LIMIT
+              ? `answered a page of ${(JSON.parse(body) as unknown[]).length}, not ${READ_PAGE_LIMIT}`
+              : undefined;
+    if (wrong !== undefined) throw new Error(`${child.name}: GET ${path} ${wrong}: ${body.slice(0, 300)}`);
+  }
+}
+
+/**
+ * A read of a growth table as a side of a group (runGroup): on a service already up (the part starts
+ * and stops it), checked, warmed up at c16, then measured; any answer but a 2xx fails it, so that no
+ * error is measured as a read.
+ */
+function growthReadSide(
+  context: BenchContext,
+  key: TargetKey,
+  server: GrowthServer,
+  kind: 'get' | 'list',
+): SideSpec {
+  return {
+    key,
+    connections: [GROWTH_CONNECTIONS],
+    start: async (run) => {
+      if ('error' in server) throw new Error(server.error);
+      const { child, sample } = server;
+      const from = kind === 'get' ? sample.ids : sample.pageStarts;
+      const nextId = () => from[Math.floor(Math.random() * from.length)] as string;
+      const nextPath =
+        kind === 'get'
+          ? () => `/plants/${nextId()}`
+          : () => `/plants?limit=${READ_PAGE_LIMIT}&after=${nextId()}`;
+      const token = context.token;
+      const refuseErrors = (figures: LoadResult): void => {
+        if (figures.non2xx > 0 || figures.socketErrors > 0)
+          throw new Error(
+            `${child.name} answered ${figures.ok} reads with a 2xx, ${figures.non2xx} with another status and ` +
+              `${figures.socketErrors} with a socket error or timeout`,
+          );
+      };
+      await checkGrowthReads(child, token, kind, nextId);
+      refuseErrors(
+        await runLoad({
+          url: child.url,
+          connections: 16,
+          durationSeconds: context.options.warmupSeconds,
+          token,
+          nextPath,
+        }),
+      );
+      const picked =
+        sample.ids.length === server.table.rows
+          ? `all ${sample.ids.length.toLocaleString('en-US')} stored ids`
+          : `${sample.ids.length.toLocaleString('en-US')} ids read back at random over the whole table (TABLESAMPLE BERNOULLI)`;
+      run.notes.push(
+        `${server.note}; ` +
+          (kind === 'get'
+            ? `each request reads a plant picked at random among ${picked}`
+            : `each request reads a full page of ${READ_PAGE_LIMIT} after an id picked at random among ${picked} that have a full page and a next one after them (${from.length.toLocaleString('en-US')})`),
+      );
+      return {
+        measure: async (connections, seconds) => {
+          const figures = await measureSegment(child, connections, seconds, { nextPath }, token);
+          refuseErrors(figures);
+          return figures;
+        },
+        stop: async () => {},
+      };
+    },
+  };
+}
+
+/**
+ * The growth of the reads: a service on each of a 10,000-, a 1,000,000- and a 10,000,000-plant table
+ * (each seeded alike in a schema of its own, kept between runs), all up at once; then GET by id on
+ * each, loaded in turn, 10k, 1M, 10M, 10k, ..., 10k, at c64, then a list page the same way. Each
+ * request reads a stored plant picked at random over its table (or a full page after one).
+ */
+async function runGrowthReads(context: BenchContext): Promise<TargetRun[]> {
+  const want = (key: TargetKey) => context.selected.has(key);
+  const url = requirePostgres(context);
+  const { small, oneMillion, tenMillion } = growthTables(context);
+  const sizes = [
+    { table: small, get: 'growth-get-10k', list: 'growth-list-10k' },
+    { table: oneMillion, get: 'growth-get-1m', list: 'growth-list-1m' },
+    { table: tenMillion, get: 'growth-get-10m', list: 'growth-list-10m' },
+  ] as const;
+  // A large table's read brings the small table's, its baseline, with it.
+  const keysOf = (kind: 'get' | 'list'): TargetKey[] => {
+    const subjects = sizes.slice(1).filter((size) => want(size[kind]));
+    return sizes
+      .filter((size, index) => want(size[kind]) || (index === 0 && subjects.length > 0))
+      .map((size) => size[kind]);
+  };
+  const keys = { get: keysOf('get'), list: keysOf('list') };
+  const needed = sizes.filter((size) => keys.get.includes(size.get) || keys.list.includes(size.list));
+  await resetBenchDatabase(url);
+  const args = apiArgs(context);
+  const servers = new Map<string, GrowthServer>();
+  const children: RunningChild[] = [];
+  try {
+    for (const { table } of needed) {
+      try {
+        await createSchema(url, table.schema);
+        const tableUrl = withSearchPath(url, table.schema);
+        const child = await startServer(
+          nodeServer(context, `service (PostgreSQL, ${table.size} rows)`, args, { DATABASE_URL: tableUrl }),
+        );
+        children.push(child);
+        context.log(`  ${table.size} rows: up at ${child.url} (pid ${child.pid})`);
+        const note = await prepareGrowth(context, tableUrl, table);
+        const started = performance.now();
+        const sample = await sampleGrowthIds(tableUrl, table.rows, GROWTH_READ_SAMPLE, READ_PAGE_LIMIT);
+        context.log(
+          `  ${table.schema}: ${sample.ids.length.toLocaleString('en-US')} ids read back in ` +
+            `${((performance.now() - started) / 1000).toFixed(1)} s, ${sample.pageStarts.length.toLocaleString('en-US')} with a full page after them`,
+        );
+        if (sample.ids.length === 0 || sample.pageStarts.length === 0)
+          throw new Error(`${table.schema}: no ids to read (${sample.ids.length} read back)`);
+        servers.set(table.schema, { child, table, sample, note });
+      } catch (error) {
+        servers.set(table.schema, { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    const runs: TargetRun[] = [];
+    for (const kind of ['get', 'list'] as const) {
+      const sides = sizes
+        .filter((size) => keys[kind].includes(size[kind]))
+        .map((size) =>
+          growthReadSide(
+            context,
+            size[kind],
+            servers.get(size.table.schema) ?? { error: 'not started' },
+            kind,
+          ),
+        );
+      if (sides.length > 0) runs.push(...(await runGroup(context, sides)));
+    }
+    return runs;
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+  }
+}
+
 /**
  * pgbench, the bare node:http + pg server, the service with GROUP_COMMIT=off, the service, and the
- * service on a table of 1,000,000 plants (its own schema, c64 only), all on the bench database at
- * once; a CHECKPOINT before every segment.
+ * service on a table of 1,000,000 and of 10,000,000 plants (each in its own schema, c64 only), all
+ * on the bench database at once; a CHECKPOINT before every segment.
  */
 async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
   const want = (key: TargetKey) => context.selected.has(key);
@@ -627,7 +871,10 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         { beforeSegment },
       ),
     );
-  const args = want('postgres-single') || want('postgres') || want('growth') ? apiArgs(context) : [];
+  const args =
+    want('postgres-single') || want('postgres') || want('growth') || want('growth-10m')
+      ? apiArgs(context)
+      : [];
   if (want('postgres-single'))
     sides.push(
       serverSide(
@@ -640,8 +887,9 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         { beforeSegment },
       ),
     );
-  // Asked for the growth run alone, the empty-table figure it compares to is c64 only.
-  if (want('postgres') || want('growth'))
+  // Asked for a growth run alone, the empty-table figure it compares to is c64 only.
+  const growthKeys = (['growth', 'growth-10m'] as const).filter(want);
+  if (want('postgres') || growthKeys.length > 0)
     sides.push(
       serverSide(
         context,
@@ -649,31 +897,26 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         nodeServer(context, 'service (PostgreSQL)', args, { DATABASE_URL: url }),
         {
           beforeSegment,
-          ...(want('postgres') ? {} : { connections: [64] }),
+          ...(want('postgres') ? {} : { connections: [GROWTH_CONNECTIONS] }),
         },
       ),
     );
-  if (want('growth')) {
-    const growthUrl = withSearchPath(url, GROWTH_SCHEMA);
-    await createSchema(url, GROWTH_SCHEMA);
+  const tables = growthTables(context);
+  for (const key of growthKeys) {
+    const table = key === 'growth' ? tables.oneMillion : tables.tenMillion;
+    const tableUrl = withSearchPath(url, table.schema);
+    await createSchema(url, table.schema);
     sides.push(
       serverSide(
         context,
-        'growth',
-        nodeServer(context, 'service (PostgreSQL, 1M rows)', args, { DATABASE_URL: growthUrl }),
+        key,
+        nodeServer(context, `service (PostgreSQL, ${table.size} rows)`, args, { DATABASE_URL: tableUrl }),
         {
-          connections: [64],
+          connections: [GROWTH_CONNECTIONS],
           beforeSegment,
           afterStart: async (run) => {
-            const started = performance.now();
-            await seedPlants(growthUrl, context.options.seedRows);
-            const rows = await countRows(growthUrl, 'plants');
-            context.log(
-              `  seeded ${context.options.seedRows.toLocaleString('en-US')} plants in ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-                `${rows.toLocaleString('en-US')} rows now`,
-            );
             run.notes.push(
-              `${context.options.seedRows.toLocaleString('en-US')} plants seeded in a schema of its own (${GROWTH_SCHEMA}) before any load; up beside the empty-table service and loaded in turn with it`,
+              `${await prepareGrowth(context, tableUrl, table)}; up beside the empty-table service and loaded in turn with it`,
             );
           },
         },
@@ -692,7 +935,22 @@ export interface BenchPart {
 
 const MEMORY_GROUP: readonly TargetKey[] = ['bare', 'koa', 'memory', 'jwt-es256', 'jwt-rs256'];
 const EMBEDDED_GROUP: readonly TargetKey[] = ['json-server', 'embedded'];
-const POSTGRES_GROUP: readonly TargetKey[] = ['pgbench', 'bare-pg', 'postgres-single', 'postgres', 'growth'];
+const POSTGRES_GROUP: readonly TargetKey[] = [
+  'pgbench',
+  'bare-pg',
+  'postgres-single',
+  'postgres',
+  'growth',
+  'growth-10m',
+];
+const GROWTH_READS: readonly TargetKey[] = [
+  'growth-get-10k',
+  'growth-get-1m',
+  'growth-get-10m',
+  'growth-list-10k',
+  'growth-list-1m',
+  'growth-list-10m',
+];
 
 /** The run's parts, in the order they run, with only the selected targets. */
 export function planParts(context: BenchContext): BenchPart[] {
@@ -710,6 +968,7 @@ export function planParts(context: BenchContext): BenchPart[] {
   group(EMBEDDED_GROUP, runEmbeddedGroup);
   group(POSTGRES_GROUP, runPostgresGroup);
   for (const key of ['pg-get', 'pg-list'] as const) group([key], async () => [await runReads(context, key)]);
+  group(GROWTH_READS, runGrowthReads);
   group(['webhook'], async () => [await runWebhook(context)]);
   group(['hostile'], async () => [await runHostileBodies(context)]);
   return parts;
