@@ -26,6 +26,9 @@ interface JsonReport {
   }[];
 }
 
+/** The contract suites run here: the adapter's two batch configurations, without named statements. */
+const SUITES = 'PlantRepository contract: PostgreSQL server, without prepared statements';
+
 /** PgBouncer's pool of server connections for the one database: the server sees at most this many. */
 const POOL_SIZE = 10;
 
@@ -163,7 +166,7 @@ describe.skipIf(!ENGINE)('the PostgreSQL adapter through PgBouncer in transactio
           'vitest',
           'run',
           'src/postgres-plant-repository.test.ts',
-          '--testNamePattern=PlantRepository contract: PostgreSQL server, without prepared statements',
+          `--testNamePattern=${SUITES}`,
           '--reporter=json',
           `--outputFile=${reportFile}`,
         ],
@@ -178,7 +181,7 @@ describe.skipIf(!ENGINE)('the PostgreSQL adapter through PgBouncer in transactio
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as JsonReport;
     const contract = report.testResults.flatMap((file) =>
       file.assertionResults.filter((result) =>
-        result.ancestorTitles.some((title) => title.startsWith('PlantRepository contract')),
+        result.ancestorTitles.some((title) => title.startsWith(SUITES)),
       ),
     );
     const passed = contract.filter((result) => result.status === 'passed').length;
