@@ -4,7 +4,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
 import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
-import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
+import { PLANT_STATEMENT_NAMES, type PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 
 export interface PglitePlantStorageOptions {
   /** Folder of the database files, created if missing. Absent: the database lives in memory only. */
@@ -50,17 +50,20 @@ export async function openPglitePlantStorage(
   try {
     if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
     // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
-    const { PGlite, types } = await import('@electric-sql/pglite');
+    const [{ PGlite, types }, { withPreparedStatements }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('./pglite-prepared-statements.ts'),
+    ]);
     // PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
     const parsers = { [types.INT8]: (value: string) => BigInt(value) };
     pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
-    storage = await openKyselyPlantStorage(
-      new Kysely<PlantDatabase>({ dialect: new PGliteDialect({ pglite }) }),
-      {
-        ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
-        events: options.events === true,
-      },
-    );
+    // The adapter's fixed statements as named prepared statements: a create at c1 spends less than half
+    // the time in PGlite that query() took (see withPreparedStatements). Everything else goes through as is.
+    const dialect = new PGliteDialect({ pglite: withPreparedStatements(pglite, PLANT_STATEMENT_NAMES) });
+    storage = await openKyselyPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
+      ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+      events: options.events === true,
+    });
   } catch (error) {
     // kysely closes PGlite only once it has started; a PGlite that failed to start is closed here.
     if (pglite && !pglite.closed) await pglite.close().catch(() => {});
