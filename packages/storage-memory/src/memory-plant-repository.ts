@@ -8,19 +8,25 @@ function copyOf(plant: NewPlant): NewPlant {
     : { id: plant.id, name: plant.name, tag: plant.tag };
 }
 
+/** The repository's methods as synchronous steps: a step cannot interleave with another. */
+export type MemoryPlantStore = {
+  readonly [Method in keyof PlantRepository]: (
+    ...args: Parameters<PlantRepository[Method]>
+  ) => Awaited<ReturnType<PlantRepository[Method]>>;
+};
+
 /**
- * A PlantRepository over a Map, with the plants also kept in id order for listing. Nothing survives the
- * process. For tests, demos and throwaway runs. Every method reads or changes the store in one
- * synchronous step, so concurrent calls cannot interleave within one.
+ * Plants in a Map, also kept in id order for listing, each method one synchronous step. The
+ * storage calls it directly, so a call costs one promise (its own), not one per layer.
  */
-export function createMemoryPlantRepository(
+export function createMemoryPlantStore(
   /** Called with the event of each plant inserted, in the same synchronous step; absent: events are dropped. */
   record?: (created: PlantCreated) => void,
-): PlantRepository {
+): MemoryPlantStore {
   const plants = new Map<bigint, NewPlant>();
   const ordered = createSortedById<NewPlant>();
   return {
-    async insertIfAbsent(plant, created): Promise<InsertOutcome> {
+    insertIfAbsent(plant, created): InsertOutcome {
       const existing = plants.get(plant.id);
       if (existing) return { inserted: false, existing: copyOf(existing) };
       const stored = copyOf(plant);
@@ -29,17 +35,32 @@ export function createMemoryPlantRepository(
       if (created && record) record({ type: created.type, plant: copyOf(created.plant) });
       return { inserted: true };
     },
-    async findById(id) {
+    findById(id) {
       const plant = plants.get(id);
       return plant && copyOf(plant);
     },
-    async listAfter(after, limit) {
+    listAfter(after, limit) {
       return ordered.after(after, limit).map(copyOf);
     },
-    async deleteById(id) {
+    deleteById(id) {
       if (!plants.delete(id)) return false;
       ordered.delete(id);
       return true;
     },
+  };
+}
+
+/**
+ * A PlantRepository over a Map, with the plants also kept in id order for listing. Nothing survives the
+ * process. For tests, demos and throwaway runs. Every method reads or changes the store in one
+ * synchronous step, so concurrent calls cannot interleave within one.
+ */
+export function createMemoryPlantRepository(record?: (created: PlantCreated) => void): PlantRepository {
+  const store = createMemoryPlantStore(record);
+  return {
+    insertIfAbsent: async (plant, created) => store.insertIfAbsent(plant, created),
+    findById: async (id) => store.findById(id),
+    listAfter: async (after, limit) => store.listAfter(after, limit),
+    deleteById: async (id) => store.deleteById(id),
   };
 }

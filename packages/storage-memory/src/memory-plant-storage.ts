@@ -6,7 +6,7 @@ import {
   type RecordedEvent,
   StorageUnavailableError,
 } from '@plant-store/domain';
-import { createMemoryPlantRepository } from './memory-plant-repository.ts';
+import { createMemoryPlantStore } from './memory-plant-repository.ts';
 
 export interface MemoryPlantStorageOptions {
   /** Keep the event of every plant created, for `events` to hand on. Default: off. */
@@ -58,7 +58,7 @@ export function openMemoryPlantStorage(options: MemoryPlantStorageOptions = {}):
     if (closed) throw new StorageUnavailableError('the in-memory plant storage is closed');
   };
   const events = options.events ? createMemoryOutbox(ensureOpen) : undefined;
-  const repository = createMemoryPlantRepository(events?.record);
+  const repository = createMemoryPlantStore(events?.record);
 
   const plants: PlantRepository = {
     async insertIfAbsent(plant, created) {

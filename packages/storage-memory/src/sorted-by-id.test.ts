@@ -83,6 +83,28 @@ describe('SortedById', () => {
     expect(walked).toEqual(Array.from({ length: 1000 }, (_, i) => BigInt(i)));
   });
 
+  it('when ids mostly grow (appended past many splits), with some below them, then listing walks them all ascending', () => {
+    const ids = createSortedById<{ id: bigint }>(4);
+    const model: bigint[] = [];
+    for (let id = 0n; id < 1000n; id += 2n) {
+      ids.add({ id });
+      model.push(id);
+      // Now and then one below the top, into a chunk that is not the last.
+      if (id % 14n === 12n) {
+        ids.add({ id: id - 7n });
+        model.push(id - 7n);
+      }
+    }
+    model.sort(ascending);
+    const walked: bigint[] = [];
+    let after: bigint | undefined;
+    for (let page = idsOf(ids.after(after, 5)); page.length > 0; page = idsOf(ids.after(after, 5))) {
+      walked.push(...page);
+      after = page[page.length - 1];
+    }
+    expect(walked).toEqual(model);
+  });
+
   it('when an id is deleted that is not there, then nothing changes', () => {
     const ids = createSortedById<{ id: bigint }>(2);
     for (const id of [5n, 1n, 3n]) ids.add({ id });

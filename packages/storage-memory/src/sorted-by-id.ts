@@ -54,10 +54,20 @@ export function createSortedById<T extends { readonly id: bigint }>(maxChunk = 1
         chunks.push([item]);
         return;
       }
-      // An id above every other joins the last chunk.
-      const index = Math.min(chunkFor(item.id, true), chunks.length - 1);
-      const chunk = chunks[index] as T[];
-      chunk.splice(firstIndexAbove(chunk, item.id, true), 0, item);
+      const lastChunk = chunks[chunks.length - 1] as T[];
+      let index: number;
+      let chunk: T[];
+      if (item.id > (lastChunk[lastChunk.length - 1] as T).id) {
+        // Above every id so far (ids that grow with time, the usual case): appended, no search.
+        index = chunks.length - 1;
+        chunk = lastChunk;
+        chunk.push(item);
+      } else {
+        // Otherwise in the first chunk whose last id is above it, at its place.
+        index = Math.min(chunkFor(item.id, true), chunks.length - 1);
+        chunk = chunks[index] as T[];
+        chunk.splice(firstIndexAbove(chunk, item.id, true), 0, item);
+      }
       if (chunk.length > maxChunk) chunks.splice(index + 1, 0, chunk.splice(chunk.length >>> 1));
     },
 
