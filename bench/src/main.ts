@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { removeBenchContainers } from './docker.ts';
 import { describeMachine, formatLoadAverage } from './machine.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { pgbenchVersion } from './pgbench.ts';
@@ -20,9 +21,10 @@ const log = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-// Whatever ends the bench, no server it started outlives it.
+// Whatever ends the bench, no server it started outlives it, nor any container.
 process.on('exit', () => {
   killAllChildren();
+  removeBenchContainers();
   removeTempDirs();
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -76,6 +78,7 @@ const usesPostgres = [
   'postgres',
   'growth',
   'growth-10m',
+  'image',
   'growth-get-10k',
   'growth-get-1m',
   'growth-get-10m',

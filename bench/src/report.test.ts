@@ -301,6 +301,7 @@ describe('evaluateGoals', () => {
         'embedded c1: req/s >= 10x json-server',
         'PostgreSQL with 1,000,000 plants stored, c64: req/s >= 0.9x the empty table',
         'PostgreSQL c64: server peak RSS <= 150 MB',
+        'image on PostgreSQL c64: server peak RSS <= 150 MB',
       ]),
     );
   });
@@ -321,6 +322,89 @@ describe('evaluateGoals', () => {
     expect(rss([140, 150, 120])).toBe('PASS');
     expect(rss([151, 160, 170])).toBe('FAIL');
     expect(rss([140, 151, 145])).toBe('UNDECIDED');
+  });
+
+  describe('the api image on PostgreSQL c64, its peak RSS judged as the host service is', () => {
+    const imageGoal = 'image on PostgreSQL c64: server peak RSS <= 150 MB';
+    const cpuGoal = "image on PostgreSQL c64: throughput vs the host's service (reported, no target)";
+    const withPeaks = (key: TargetKey, peaks: number[]) =>
+      interleaved(
+        key,
+        64,
+        peaks.map(() => 5000),
+        (round) => ({ peakRssBytes: (peaks[round - 1] ?? 0) * 2 ** 20 }),
+      );
+    const container = {
+      image: 'localhost/plant-store-ci/api:drill',
+      imageId: 'sha256:5a9fb7144c37',
+      baseImage: 'localhost/plant-store-ci/node:24',
+      buildSeconds: 0.4,
+      buildUnchanged: true,
+    };
+
+    it('judged on every round of the container: PASS within 150 MB, FAIL above it, UNDECIDED across it', () => {
+      const verdict = (peaks: number[]) =>
+        statusOf(evaluateGoals([withPeaks('image', peaks)], [64]), imageGoal);
+      expect(verdict([140, 150, 120])).toBe('PASS');
+      expect(verdict([151, 160, 170])).toBe('FAIL');
+      expect(verdict([140, 151, 145])).toBe('UNDECIDED');
+    });
+
+    it('the host service and the image are judged apart: one row each', () => {
+      const goals = evaluateGoals(
+        [withPeaks('postgres', [120, 125, 130]), withPeaks('image', [151, 155, 152])],
+        [64],
+      );
+      expect(statusOf(goals, 'PostgreSQL c64: server peak RSS <= 150 MB')).toBe('PASS');
+      expect(statusOf(goals, imageGoal)).toBe('FAIL');
+    });
+
+    it('when measured, then the row gives the rounds, VmRSS at the end, the cgroup peak and the host service of the same run', () => {
+      const image = withPeaks('image', [110, 130, 120]);
+      image.container = {
+        ...container,
+        rssAtEndBytes: 125 * 2 ** 20,
+        cgroupPeakBytes: 140 * 2 ** 20,
+        cgroupPeakSource: 'memory.peak',
+      };
+      const goals = evaluateGoals([withPeaks('postgres', [130, 134, 140]), image], [64]);
+      expect(goals.find((goal) => goal.goal === imageGoal)).toEqual({
+        goal: imageGoal,
+        basis: 'peak RSS',
+        measured:
+          "median 120 MB (3 rounds: 110 MB to 130 MB); VmRSS at the end 125 MB; container's cgroup at its peak 140 MB over its whole life (memory.peak); host service 134 MB in the same run",
+        status: 'PASS',
+      });
+    });
+
+    it('when it did not run, then NOT MEASURED; when it could not (no engine, no image), then NOT MEASURED with the reason', () => {
+      expect(goalOf(evaluateGoals([], [64]), imageGoal)).toMatchObject({
+        status: 'NOT MEASURED',
+        measured: 'not measured in this run',
+      });
+      const failed = run('image', [], {
+        error: 'no Docker engine answers (/usr/bin/docker): Cannot connect | to the daemon\nmore lines',
+      });
+      expect(goalOf(evaluateGoals([failed], [64]), imageGoal)).toMatchObject({
+        status: 'NOT MEASURED',
+        measured: 'not measured: no Docker engine answers (/usr/bin/docker): Cannot connect / to the daemon',
+      });
+      // No throughput row without rounds.
+      expect(goalOf(evaluateGoals([failed], [64]), cpuGoal)).toBeUndefined();
+    });
+
+    it('its CPU per request against the host service of the same rounds is reported (INFO), never judged', () => {
+      const goals = evaluateGoals(
+        [interleaved('postgres', 64, [5000, 5000, 5000, 5000]), interleaved('image', 64, [4000, 5000, 2500])],
+        [64],
+      );
+      expect(goalOf(goals, cpuGoal)).toEqual({
+        goal: cpuGoal,
+        basis: 'CPU/req',
+        measured: 'median 0.80x (3 rounds: 0.50x to 1.00x); 250 vs 200 us/req',
+        status: 'INFO',
+      });
+    });
   });
 
   it('PostgreSQL c1: p50 judged against 1.15x the bare node:http + pg server, round by round', () => {

@@ -14,6 +14,7 @@ export const TARGET_KEYS = [
   'postgres',
   'growth',
   'growth-10m',
+  'image',
   'growth-get-10k',
   'growth-get-1m',
   'growth-get-10m',
@@ -41,6 +42,7 @@ export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   postgres: 'service, PostgreSQL',
   growth: 'service, PostgreSQL, 1M rows',
   'growth-10m': 'service, PostgreSQL, 10M rows',
+  image: 'api image (container), PostgreSQL',
   'growth-get-10k': 'service, PostgreSQL, GET /plants/{id}, 10k rows',
   'growth-get-1m': 'service, PostgreSQL, GET /plants/{id}, 1M rows',
   'growth-get-10m': 'service, PostgreSQL, GET /plants/{id}, 10M rows',
@@ -65,6 +67,7 @@ export const PRIMARY_BASELINE: Readonly<Partial<Record<TargetKey, TargetKey>>> =
   postgres: 'bare-pg',
   growth: 'postgres',
   'growth-10m': 'postgres',
+  image: 'postgres',
   'growth-get-1m': 'growth-get-10k',
   'growth-get-10m': 'growth-get-10k',
   'growth-list-1m': 'growth-list-10k',
@@ -86,6 +89,7 @@ export const COMPARISONS: ReadonlyArray<readonly [subject: TargetKey, baseline: 
   ['postgres', 'pgbench'],
   ['growth', 'postgres'],
   ['growth-10m', 'postgres'],
+  ['image', 'postgres'],
   ['growth-get-1m', 'growth-get-10k'],
   ['growth-get-10m', 'growth-get-10k'],
   ['growth-list-1m', 'growth-list-10k'],
@@ -193,6 +197,30 @@ export interface WebhookFigures {
   readonly shortfall: number;
 }
 
+/**
+ * The api's Docker image (bench/src/docker.ts): what was run, and its memory read when the load was
+ * over, before the container was stopped.
+ */
+export interface ContainerFigures {
+  /** The tag and the image id run. */
+  readonly image: string;
+  readonly imageId: string;
+  /** The base image it was built on (the official Node 24 image, or the local stand-in). */
+  readonly baseImage: string;
+  /** How long the build took in this run, and whether it left the image as it was (nothing had changed). */
+  readonly buildSeconds: number;
+  readonly buildUnchanged: boolean;
+  /** VmRSS of the container's main process (node) at the end. */
+  rssAtEndBytes?: number;
+  /**
+   * The peak of the container's memory cgroup over its whole life, and the file read (memory.peak, or
+   * cgroup v1's memory.max_usage_in_bytes): what the kernel charged it, its page cache included, but
+   * not file pages another cgroup read first (the node binary's, often), which VmRSS counts.
+   */
+  cgroupPeakBytes?: number;
+  cgroupPeakSource?: string;
+}
+
 export interface TargetRun {
   readonly key: TargetKey;
   readonly label: string;
@@ -206,6 +234,8 @@ export interface TargetRun {
   reads?: ReadFigures;
   /** The webhook on vs off, for its target. */
   webhook?: WebhookFigures;
+  /** The api's image, for its target. */
+  container?: ContainerFigures;
   readonly notes: string[];
   /** Why the target could not be measured (or stopped part-way). */
   error?: string;

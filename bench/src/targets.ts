@@ -3,6 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  API_IMAGE,
+  buildApiImage,
+  engineProblem,
+  type RunningContainer,
+  removeOrphanContainers,
+  startContainer,
+} from './docker.ts';
 import { measureHostileBodies } from './hostile-bodies.ts';
 import { interleave } from './interleave.ts';
 import { BENCH_AUDIENCE, startBenchProvider } from './jwt-provider.ts';
@@ -131,7 +139,7 @@ interface SideSpec {
 function serverSide(
   context: BenchContext,
   key: TargetKey,
-  spec: ServerSpec,
+  spec: ServerSpec | { readonly launch: (run: TargetRun) => Promise<RunningChild> },
   more: {
     readonly nextBody?: () => string;
     readonly token?: string;
@@ -139,6 +147,8 @@ function serverSide(
     readonly beforeSegment?: () => Promise<void>;
     /** After the server is up and before its warm-up: the growth target's seed. */
     readonly afterStart?: (run: TargetRun) => Promise<void>;
+    /** When its group is over, before it is stopped: the image's memory at the end. */
+    readonly beforeStop?: (run: TargetRun) => Promise<void>;
   } = {},
 ): SideSpec {
   const nextBody = more.nextBody ?? nextInt64Body;
@@ -147,7 +157,7 @@ function serverSide(
     key,
     ...(more.connections ? { connections: more.connections } : {}),
     start: async (run) => {
-      const child = await startServer(spec);
+      const child = 'launch' in spec ? await spec.launch(run) : await startServer(spec);
       try {
         context.log(`  ${TARGET_LABELS[key]}: up at ${child.url} (pid ${child.pid})`);
         await more.afterStart?.(run);
@@ -168,7 +178,10 @@ function serverSide(
           await more.beforeSegment?.();
           return measureSegment(child, connections, seconds, { nextBody }, token);
         },
-        stop: () => child.stop(),
+        stop: async () => {
+          await more.beforeStop?.(run);
+          await child.stop();
+        },
       };
     },
   };
@@ -236,7 +249,11 @@ async function runGroup(context: BenchContext, sides: readonly SideSpec[]): Prom
                     (figures.cpuUsPerRequest === undefined
                       ? ''
                       : ` ${format.micros(figures.cpuUsPerRequest)}us`) +
-                    (connections === 1 ? ` p50 ${format.ms(figures.p50Ms)}` : ''),
+                    (connections === 1 ? ` p50 ${format.ms(figures.p50Ms)}` : '') +
+                    // The RSS targets are at c64: each round's peak, as they are judged.
+                    (connections === 64 && figures.peakRssBytes !== undefined
+                      ? ` ${format.mb(figures.peakRssBytes)}`
+                      : ''),
                 )
                 .join(', '),
           ),
@@ -833,10 +850,88 @@ async function runGrowthReads(context: BenchContext): Promise<TargetRun[]> {
   }
 }
 
+/** The level the image is measured at: the issue's RSS target is at c64. */
+const IMAGE_CONNECTIONS = 64;
+
 /**
- * pgbench, the bare node:http + pg server, the service with GROUP_COMMIT=off, the service, and the
- * service on a table of 1,000,000 and of 10,000,000 plants (each in its own schema, c64 only), all
- * on the bench database at once; a CHECKPOINT before every segment.
+ * The api's Docker image (docker.ts) as a side of the PostgreSQL group, c64 only: built as the
+ * container drills build it (BuildKit's cache: quick when nothing changed), run on the bench database
+ * with the settings every server of the bench gets (serverEnv, without the bench's PATH and HOME),
+ * then checked, warmed up and measured as the host's service is, through the container's main
+ * process as the host sees it (its peak RSS, VmHWM reset before each segment, and its CPU time).
+ * Before it is stopped, its VmRSS and its cgroup's peak are kept. NOT MEASURED, with the reason, when
+ * no Docker engine answers or the image cannot be built; the rest of the group goes on.
+ */
+function imageSide(context: BenchContext, url: string, beforeSegment: () => Promise<void>): SideSpec {
+  let container: RunningContainer | undefined;
+  return serverSide(
+    context,
+    'image',
+    {
+      launch: async (run) => {
+        if (!context.options.connections.includes(IMAGE_CONNECTIONS))
+          throw new Error(`measured at c${IMAGE_CONNECTIONS} only, which --connections leaves out`);
+        const problem = await engineProblem();
+        if (problem !== undefined) throw new Error(problem);
+        const orphans = await removeOrphanContainers();
+        if (orphans.length > 0)
+          context.log(
+            `  image: removed ${orphans.length} container(s) a killed bench left: ${orphans.join(', ')}`,
+          );
+        context.log(
+          `  image: building ${API_IMAGE} from docker/Dockerfile (about 2 minutes from scratch, ` +
+            'about 80 s after a change to the sources, under a second when nothing changed)',
+        );
+        const built = await buildApiImage(context.root);
+        context.log(
+          `  image: ${built.unchanged ? 'unchanged' : 'built'} in ${built.seconds.toFixed(1)} s, ` +
+            `${built.id.slice(0, 19)} on ${built.base}`,
+        );
+        run.container = {
+          image: built.image,
+          imageId: built.id,
+          baseImage: built.base,
+          buildSeconds: built.seconds,
+          buildUnchanged: built.unchanged,
+        };
+        // The bench's PATH and HOME are the host's, not the image's: everything else of serverEnv.
+        const env = Object.entries(serverEnv(context, { DATABASE_URL: url })).flatMap(([name, value]) =>
+          value === undefined || name === 'PATH' || name === 'HOME' ? [] : [[name, value] as const],
+        );
+        container = await startContainer({
+          name: 'api image (PostgreSQL)',
+          image: built.id,
+          env: Object.fromEntries(env),
+        });
+        run.notes.push(
+          `${built.image} (${built.id.slice(0, 19)}, on ${built.base}; ${built.unchanged ? 'the build changed nothing' : 'built in this run'}, ` +
+            `${built.seconds.toFixed(1)} s), run as a container with --network host on the bench database, ` +
+            'its HEALTHCHECK off; measured through its main process (node) as the host sees it; ' +
+            "up beside the host's service started like pnpm start and loaded in turn with it at c64",
+        );
+        return container;
+      },
+    },
+    {
+      connections: [IMAGE_CONNECTIONS],
+      beforeSegment,
+      beforeStop: async (run) => {
+        if (container === undefined || run.container === undefined || container.exited()) return;
+        const memory = container.memory();
+        if (memory.rssBytes !== undefined) run.container.rssAtEndBytes = memory.rssBytes;
+        if (memory.cgroupPeakBytes !== undefined) {
+          run.container.cgroupPeakBytes = memory.cgroupPeakBytes;
+          if (memory.cgroupPeakSource !== undefined) run.container.cgroupPeakSource = memory.cgroupPeakSource;
+        }
+      },
+    },
+  );
+}
+
+/**
+ * pgbench, the bare node:http + pg server, the service with GROUP_COMMIT=off, the service, the api's
+ * image, and the service on a table of 1,000,000 and of 10,000,000 plants (each in its own schema;
+ * these three c64 only), all on the bench database at once; a CHECKPOINT before every segment.
  */
 async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
   const want = (key: TargetKey) => context.selected.has(key);
@@ -872,7 +967,7 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
       ),
     );
   const args =
-    want('postgres-single') || want('postgres') || want('growth') || want('growth-10m')
+    want('postgres-single') || want('postgres') || want('growth') || want('growth-10m') || want('image')
       ? apiArgs(context)
       : [];
   if (want('postgres-single'))
@@ -887,9 +982,9 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         { beforeSegment },
       ),
     );
-  // Asked for a growth run alone, the empty-table figure it compares to is c64 only.
+  // Asked for a growth or image run alone, the host's service it compares to is c64 only.
   const growthKeys = (['growth', 'growth-10m'] as const).filter(want);
-  if (want('postgres') || growthKeys.length > 0)
+  if (want('postgres') || growthKeys.length > 0 || want('image'))
     sides.push(
       serverSide(
         context,
@@ -901,6 +996,7 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         },
       ),
     );
+  if (want('image')) sides.push(imageSide(context, url, beforeSegment));
   const tables = growthTables(context);
   for (const key of growthKeys) {
     const table = key === 'growth' ? tables.oneMillion : tables.tenMillion;
@@ -940,6 +1036,7 @@ const POSTGRES_GROUP: readonly TargetKey[] = [
   'bare-pg',
   'postgres-single',
   'postgres',
+  'image',
   'growth',
   'growth-10m',
 ];
