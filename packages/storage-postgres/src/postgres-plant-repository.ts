@@ -83,6 +83,8 @@ const INSERT_PLANT_AND_EVENT = `with inserted as (
 
 // The reads and the delete, as fixed texts too: one statement each, nothing built per call.
 const FIND_BY_ID = 'select id, name, tag from plants where id = $1::int8';
+// The plants a batch's inserts conflicted with (a retry, a race, another content), read back once committed.
+const FIND_BY_IDS = 'select id, name, tag from plants where id = any($1::int8[])';
 const LIST_FIRST = 'select id, name, tag from plants order by id limit $1';
 const LIST_AFTER = 'select id, name, tag from plants where id > $1::int8 order by id limit $2';
 const DELETE_BY_ID = 'delete from plants where id = $1::int8 returning id';
@@ -98,6 +100,7 @@ export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = new Map([
   [INSERT_PLANT, 'plant_store_insert_plant'],
   [INSERT_PLANT_AND_EVENT, 'plant_store_insert_plant_and_event'],
   [FIND_BY_ID, 'plant_store_find_by_id'],
+  [FIND_BY_IDS, 'plant_store_find_by_ids'],
   [LIST_FIRST, 'plant_store_list_first'],
   [LIST_AFTER, 'plant_store_list_after'],
   [DELETE_BY_ID, 'plant_store_delete_by_id'],
@@ -149,12 +152,10 @@ async function insertBatch(
   const conflicted = sent.filter((plant) => !inserted.has(plant.id)).map((plant) => plant.id);
   const existing = new Map<bigint, NewPlant>();
   if (conflicted.length > 0) {
-    const rows = await db
-      .selectFrom('plants')
-      .select(['id', 'name', 'tag'])
-      .where('id', 'in', conflicted)
-      .execute();
-    for (const row of rows) existing.set(BigInt(row.id), toNewPlant(row));
+    const { rows } = await db.executeQuery(
+      CompiledQuery.raw(FIND_BY_IDS, [conflicted.map((id) => id.toString())]),
+    );
+    for (const row of rows as PlantRow[]) existing.set(BigInt(row.id), toNewPlant(row));
   }
 
   const outcomes = plants.map((plant, index): InsertOutcome | undefined => {
