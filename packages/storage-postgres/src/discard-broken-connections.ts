@@ -1,5 +1,6 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import type { RunFixedStatement } from './postgres-plant-repository.ts';
 import { isUnavailableError } from './storage-errors.ts';
 
 /**
@@ -75,5 +76,22 @@ export function discardBrokenConnections(
       // Its query() answers what kysely's overloads ask (a promise of the result, or the cursor).
       return wrapper as unknown as PostgresPoolClient;
     },
+  };
+}
+
+/**
+ * The adapter's fixed statements run on the same pool without kysely's layers (its driver, connection
+ * provider and executor, ~10 us a statement): a checkout, the statement, the release, with the same
+ * named statements and the same discarding of broken connections.
+ */
+export function fixedStatementRunner(pool: PostgresPool): RunFixedStatement {
+  return async (text, parameters) => {
+    const client = await pool.connect();
+    try {
+      const result = (await client.query(text, parameters)) as { rows: unknown[] };
+      return result.rows;
+    } finally {
+      client.release();
+    }
   };
 }

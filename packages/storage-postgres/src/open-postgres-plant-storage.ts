@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { discardBrokenConnections } from './discard-broken-connections.ts';
+import { discardBrokenConnections, fixedStatementRunner } from './discard-broken-connections.ts';
 import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import { PLANT_STATEMENT_NAMES, type PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
@@ -85,19 +85,17 @@ export async function openPostgresPlantStorage(
   // Unheard, either crashes the process. pg drops a broken client and opens a new one later.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
+  const wrapped = discardBrokenConnections(
+    pool,
+    options.preparedStatements === false ? undefined : PLANT_STATEMENT_NAMES,
+  );
   const storage = await openKyselyPlantStorage(
-    new Kysely<PlantDatabase>({
-      dialect: new PostgresDialect({
-        pool: discardBrokenConnections(
-          pool,
-          options.preparedStatements === false ? undefined : PLANT_STATEMENT_NAMES,
-        ),
-      }),
-    }),
+    new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool: wrapped }) }),
     {
       groupCommit:
         options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },
       events: options.events === true,
+      runFixed: fixedStatementRunner(wrapped),
     },
   );
   return {

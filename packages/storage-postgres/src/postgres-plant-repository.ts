@@ -106,26 +106,36 @@ export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = new Map([
   [DELETE_BY_ID, 'plant_store_delete_by_id'],
 ]);
 
+/**
+ * Runs one of the fixed texts above with its parameters and answers its rows. The default goes through
+ * kysely; a driver may run them more directly (see openPostgresPlantStorage).
+ */
+export type RunFixedStatement = (text: string, parameters: readonly unknown[]) => Promise<readonly unknown[]>;
+
+function throughKysely(db: Kysely<PlantDatabase>): RunFixedStatement {
+  return async (text, parameters) => (await db.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows;
+}
+
 function insertStatement(
   sent: readonly NewPlant[],
   recordFor: readonly bigint[],
-): CompiledQuery<{ id: bigint }> {
+): readonly [text: string, parameters: readonly unknown[]] {
   if (sent.length === 1) {
     const plant = sent[0] as NewPlant;
     const parameters = [plant.id.toString(), plant.name, plant.tag ?? null];
     // recordFor holds the plant's id exactly when its event is to be recorded.
-    return CompiledQuery.raw(recordFor.length === 0 ? INSERT_PLANT : INSERT_PLANT_AND_EVENT, parameters);
+    return [recordFor.length === 0 ? INSERT_PLANT : INSERT_PLANT_AND_EVENT, parameters];
   }
   const ids = sent.map((plant) => plant.id.toString());
   const names = sent.map((plant) => plant.name);
   const tags = sent.map((plant) => plant.tag ?? null);
   return recordFor.length === 0
-    ? CompiledQuery.raw(INSERT_PLANTS, [ids, names, tags])
-    : CompiledQuery.raw(INSERT_PLANTS_AND_EVENTS, [ids, names, tags, recordFor.map((id) => id.toString())]);
+    ? [INSERT_PLANTS, [ids, names, tags]]
+    : [INSERT_PLANTS_AND_EVENTS, [ids, names, tags, recordFor.map((id) => id.toString())]];
 }
 
 async function insertBatch(
-  db: Kysely<PlantDatabase>,
+  run: RunFixedStatement,
   items: readonly InsertItem[],
   recordEvents: boolean,
   round = 1,
@@ -145,16 +155,14 @@ async function insertBatch(
         .filter((index) => items[index]?.created)
         .map((index) => plants[index]?.id as bigint)
     : [];
-  const { rows: insertedRows } = await db.executeQuery(insertStatement(sent, recordFor));
+  const insertedRows = (await run(...insertStatement(sent, recordFor))) as readonly { id: PlantRow['id'] }[];
   const inserted = new Set(insertedRows.map((row) => BigInt(row.id)));
 
   // A separate statement takes a fresh snapshot, so it sees the committed winners.
   const conflicted = sent.filter((plant) => !inserted.has(plant.id)).map((plant) => plant.id);
   const existing = new Map<bigint, NewPlant>();
   if (conflicted.length > 0) {
-    const { rows } = await db.executeQuery(
-      CompiledQuery.raw(FIND_BY_IDS, [conflicted.map((id) => id.toString())]),
-    );
+    const rows = await run(FIND_BY_IDS, [conflicted.map((id) => id.toString())]);
     for (const row of rows as PlantRow[]) existing.set(BigInt(row.id), toNewPlant(row));
   }
 
@@ -175,7 +183,7 @@ async function insertBatch(
       );
     }
     const again = await insertBatch(
-      db,
+      run,
       vanished.map((index) => items[index] as InsertItem),
       recordEvents,
       round + 1,
@@ -196,6 +204,8 @@ export interface PostgresPlantRepositoryOptions {
   readonly groupCommit?: Pick<GroupCommitOptions, 'maxBatchSize' | 'maxConcurrentBatches'> | false;
   /** Record the event of each plant created in the `plant_events` outbox, in the statement that stores it. */
   readonly events?: boolean;
+  /** How the fixed statements run. Default: through `db` (kysely). */
+  readonly runFixed?: RunFixedStatement;
 }
 
 function toRecordedEvent(row: {
@@ -264,10 +274,11 @@ export function createPostgresPlantRepository(
   options: PostgresPlantRepositoryOptions = {},
 ): PlantRepository {
   const recordEvents = options.events === true;
+  const run = options.runFixed ?? throughKysely(db);
   const insertOne =
     options.groupCommit === false
-      ? async (item: InsertItem) => (await insertBatch(db, [item], recordEvents))[0] as InsertOutcome
-      : groupCommit((items: readonly InsertItem[]) => insertBatch(db, items, recordEvents), {
+      ? async (item: InsertItem) => (await insertBatch(run, [item], recordEvents))[0] as InsertOutcome
+      : groupCommit((items: readonly InsertItem[]) => insertBatch(run, items, recordEvents), {
           ...options.groupCommit,
           // A batch that failed for another reason than an outage is run again plant by plant, so
           // that whatever one plant does wrong, the others of its batch are not refused with it.
@@ -277,7 +288,7 @@ export function createPostgresPlantRepository(
     insertIfAbsent: (plant, created) => mapStorageErrors(() => insertOne({ plant, created })),
     findById: (id) =>
       mapStorageErrors(async () => {
-        const { rows } = await db.executeQuery(CompiledQuery.raw(FIND_BY_ID, [id.toString()]));
+        const rows = await run(FIND_BY_ID, [id.toString()]);
         const row = rows[0] as PlantRow | undefined;
         return row && toNewPlant(row);
       }),
@@ -285,17 +296,17 @@ export function createPostgresPlantRepository(
     // the rows it returns, at any depth, where OFFSET would read and drop every row before them.
     listAfter: (after, limit) =>
       mapStorageErrors(async () => {
-        const { rows } =
+        const rows =
           after === undefined
-            ? await db.executeQuery(CompiledQuery.raw(LIST_FIRST, [limit]))
-            : await db.executeQuery(CompiledQuery.raw(LIST_AFTER, [after.toString(), limit]));
+            ? await run(LIST_FIRST, [limit])
+            : await run(LIST_AFTER, [after.toString(), limit]);
         return (rows as PlantRow[]).map(toNewPlant);
       }),
     // One statement: of concurrent deletes of one id, the row lock lets one delete it, and the
     // others, once it has committed, find nothing.
     deleteById: (id) =>
       mapStorageErrors(async () => {
-        const { rows } = await db.executeQuery(CompiledQuery.raw(DELETE_BY_ID, [id.toString()]));
+        const rows = await run(DELETE_BY_ID, [id.toString()]);
         return rows.length > 0;
       }),
   };
