@@ -2,54 +2,35 @@
 // (packages/container-drills/src/docker.ts: docker/Dockerfile, BuildKit, never pulling, the same tag,
 // so that either reuses the other's cache), run with the host's network so that it reaches the
 // PostgreSQL server on loopback and is reached without a proxy in between, and measured through its
-// main process, which the host sees as a process of its own. The drills' module is not imported: that
-// package exports nothing, and its containers carry the label its CI checks for leftovers.
+// main process, which the host sees as a process of its own. The client, the base image and the build
+// are the drills' own; the bench's containers carry a label of their own, not the one the drills' CI
+// checks for leftovers.
 //
 // Every container the bench starts carries BENCH_LABEL (its value the bench's pid) and is removed when
 // the bench exits, however it exits; one left by a bench that was killed outright is removed by the
 // next run that starts a container.
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
+import {
+  API_IMAGE,
+  type BuiltApiImage,
+  buildApiImage as buildDrillImage,
+  DOCKER,
+  docker,
+  imageId,
+} from '@plant-store/container-drills/docker';
 import { freePort } from '@plant-store/test-support';
-import { type RunningChild, track } from './processes.ts';
+import { answersOk, type RunningChild, statusField, track } from './processes.ts';
 
-const run = promisify(execFile);
+export { API_IMAGE };
 
-/** Debian's client where it is installed (a newer one some machines have first on PATH cannot build). */
-export const DOCKER =
-  process.env.PLANT_STORE_DOCKER ?? (existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
-/** The image the container drills build and run; the bench builds the same one under the same tag. */
-export const API_IMAGE = process.env.PLANT_STORE_API_IMAGE ?? 'localhost/plant-store-ci/api:drill';
-const OFFICIAL_NODE_IMAGE = 'node:24.21.0-bookworm-slim';
-const STANDIN_NODE_IMAGE = 'localhost/plant-store-ci/node:24';
 /** Every container of the bench carries it, its value the pid of the bench that started it. */
 export const BENCH_LABEL = 'plant-store.bench';
 
 /** Containers this process started and has not removed yet. */
 const containers = new Set<string>();
-
-/** Runs the client in `cwd`; rejects with the end of its stderr in the message. */
-async function docker(
-  args: readonly string[],
-  options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {},
-): Promise<string> {
-  try {
-    const { stdout } = await run(DOCKER, args, {
-      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-      env: { ...process.env, DOCKER_BUILDKIT: '1', ...options.env },
-      maxBuffer: 64 * 1024 * 1024,
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    });
-    return stdout.trim();
-  } catch (error) {
-    const failure = error as { stderr?: string; message: string };
-    const said = (failure.stderr?.trim() || failure.message).split('\n').slice(-15).join('\n');
-    throw new Error(`docker ${args[0]} failed: ${said}`);
-  }
-}
 
 /** Why no Docker engine can be used here, or undefined when one answers. */
 export async function engineProblem(): Promise<string | undefined> {
@@ -61,68 +42,22 @@ export async function engineProblem(): Promise<string | undefined> {
   }
 }
 
-async function imageId(image: string): Promise<string | undefined> {
-  return docker(['image', 'inspect', '--format', '{{.Id}}', image]).then(
-    (id) => id,
-    () => undefined,
-  );
-}
-
-/** The Node 24 base: the official image when present, else the stand-in of `pnpm docker:prepare`; never pulled. */
-async function nodeBaseImage(): Promise<string> {
-  const wanted = process.env.PLANT_STORE_NODE_IMAGE;
-  for (const image of wanted ? [wanted] : [OFFICIAL_NODE_IMAGE, STANDIN_NODE_IMAGE]) {
-    if ((await imageId(image)) !== undefined) return image;
-  }
-  throw new Error(
-    `no Node 24 base image is present (${wanted ?? `${OFFICIAL_NODE_IMAGE} or ${STANDIN_NODE_IMAGE}`}) and none is pulled: run \`pnpm docker:prepare\``,
-  );
-}
-
-export interface BuiltImage {
-  readonly image: string;
-  readonly id: string;
-  readonly base: string;
+export interface BuiltImage extends BuiltApiImage {
   readonly seconds: number;
   /** Whether the tag named this same image before the build: nothing had changed since the last one. */
   readonly unchanged: boolean;
 }
 
 /**
- * Builds docker/Dockerfile of `root` into API_IMAGE as the drills do, never pulling: BuildKit's cache
- * makes it quick when nothing changed, and the image then holds the sources the host's service was
- * built from. A machine whose npm traffic passes a TLS-inspecting proxy names its CA bundle in
- * NODE_EXTRA_CA_CERTS; the build gets it as a secret, as the drills give it.
+ * Builds the api image as the drills do (the same Dockerfile, tag and base, never pulling): BuildKit's
+ * cache makes it quick when nothing changed, and the image then holds the sources the host's service
+ * was built from.
  */
-export async function buildApiImage(root: string): Promise<BuiltImage> {
-  const base = await nodeBaseImage();
+export async function buildApiImage(): Promise<BuiltImage> {
   const before = await imageId(API_IMAGE);
-  const ca = process.env.NODE_EXTRA_CA_CERTS;
   const started = performance.now();
-  const printed = await docker(
-    [
-      'build',
-      '--network',
-      'host',
-      '--pull=false',
-      '--quiet',
-      '--file',
-      'docker/Dockerfile',
-      '--build-arg',
-      `NODE_IMAGE=${base}`,
-      ...(ca && existsSync(ca) ? ['--secret', `id=extra_ca,src=${ca}`] : []),
-      '--tag',
-      API_IMAGE,
-      '.',
-    ],
-    { cwd: root },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  // --quiet prints the image's id: the container runs that one, whatever another build (a drill's)
-  // tags meanwhile.
-  const id = /sha256:[0-9a-f]{64}/.exec(printed)?.[0] ?? (await imageId(API_IMAGE));
-  if (id === undefined) throw new Error(`docker build ended, but ${API_IMAGE} is not there`);
-  return { image: API_IMAGE, id, base, seconds, unchanged: id === before };
+  const built = await buildDrillImage();
+  return { ...built, seconds: (performance.now() - started) / 1000, unchanged: built.id === before };
 }
 
 /** Whether a pid is a live process on this machine. */
@@ -183,17 +118,6 @@ export interface RunningContainer extends RunningChild {
   memory(): ContainerMemory;
 }
 
-function statusBytes(pid: number, field: string): number | undefined {
-  try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
-      readFileSync(`/proc/${pid}/status`, 'utf8'),
-    );
-    return match ? Number(match[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The peak of the memory cgroup of `pid`: cgroup v2's memory.peak (Linux 5.19 and later), else cgroup
  * v1's memory.max_usage_in_bytes; undefined when neither can be read.
@@ -227,16 +151,6 @@ export function cgroupPeak(pid: number): { bytes: number; source: string } | und
 }
 
 const KEPT_LINES = 40;
-
-async function answersOk(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false; // Not listening yet.
-  }
-}
 
 /**
  * Runs `image` as the bench's container: `--network host` on a free loopback port, its HEALTHCHECK
@@ -311,7 +225,7 @@ export async function startContainer(options: {
       exited,
       memory: () => {
         const peak = cgroupPeak(pid);
-        const rssBytes = statusBytes(pid, 'VmRSS');
+        const rssBytes = statusField(pid, 'VmRSS');
         return {
           ...(rssBytes === undefined ? {} : { rssBytes }),
           ...(peak === undefined ? {} : { cgroupPeakBytes: peak.bytes, cgroupPeakSource: peak.source }),

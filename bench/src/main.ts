@@ -12,7 +12,14 @@ import { pgbenchVersion } from './pgbench.ts';
 import { benchDatabaseUrl, durabilitySettings, ensureBenchDatabase, holdBenchLock } from './postgres.ts';
 import { killAllChildren } from './processes.ts';
 import { compare, evaluateGoals, renderMarkdown, renderText } from './report.ts';
-import { type BenchReport, TARGET_KEYS, TARGET_LABELS, type TargetKey, type TargetRun } from './results.ts';
+import {
+  type BenchReport,
+  POSTGRES_TARGETS,
+  TARGET_KEYS,
+  TARGET_LABELS,
+  type TargetKey,
+  type TargetRun,
+} from './results.ts';
 import { type BenchContext, planParts, segmentSeconds } from './targets.ts';
 import { removeTempDirs } from './temp-dirs.ts';
 
@@ -71,24 +78,7 @@ if (!process.version.startsWith('v24.')) {
 
 const started = performance.now();
 const selected = new Set<TargetKey>(options.only ?? TARGET_KEYS);
-const usesPostgres = [
-  'pgbench',
-  'bare-pg',
-  'postgres-single',
-  'postgres',
-  'growth',
-  'growth-10m',
-  'image',
-  'growth-get-10k',
-  'growth-get-1m',
-  'growth-get-10m',
-  'growth-list-10k',
-  'growth-list-1m',
-  'growth-list-10m',
-  'pg-get',
-  'pg-list',
-  'webhook',
-].some((key) => selected.has(key as TargetKey));
+const usesPostgres = [...selected].some((key) => POSTGRES_TARGETS.has(key));
 
 log('Plant Store bench: describing the machine...');
 const machine = await describeMachine(root);

@@ -110,20 +110,23 @@ export async function startServer(spec: ServerSpec): Promise<RunningChild> {
   }
 }
 
-async function waitForOk(url: string): Promise<void> {
-  for (;;) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+/** Whether `url` answers 2xx within 2 s; false while nothing listens there yet. */
+export async function answersOk(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false; // Not listening yet.
   }
 }
 
-function statusField(pid: number, field: string): number | undefined {
+async function waitForOk(url: string): Promise<void> {
+  while (!(await answersOk(url))) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+/** A `kB` field of /proc/<pid>/status, in bytes; undefined when the process is gone. */
+export function statusField(pid: number, field: string): number | undefined {
   try {
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
       readFileSync(`/proc/${pid}/status`, 'utf8'),

@@ -2,12 +2,8 @@
 import type { LoadResult } from './load.ts';
 import type { MachineInfo } from './machine.ts';
 
-export const TARGET_KEYS = [
-  'bare',
-  'koa',
-  'memory',
-  'json-server',
-  'embedded',
+/** The targets that need the PostgreSQL server (the bench's own database, and its lock). */
+const POSTGRES_TARGET_KEYS = [
   'pgbench',
   'bare-pg',
   'postgres-single',
@@ -24,11 +20,21 @@ export const TARGET_KEYS = [
   'pg-get',
   'pg-list',
   'webhook',
+] as const;
+
+export const TARGET_KEYS = [
+  'bare',
+  'koa',
+  'memory',
+  'json-server',
+  'embedded',
+  ...POSTGRES_TARGET_KEYS,
   'hostile',
   'jwt-es256',
   'jwt-rs256',
 ] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
+export const POSTGRES_TARGETS: ReadonlySet<TargetKey> = new Set(POSTGRES_TARGET_KEYS);
 
 export const TARGET_LABELS: Readonly<Record<TargetKey, string>> = {
   bare: 'baseline: bare node:http',

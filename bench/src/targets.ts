@@ -882,7 +882,7 @@ function imageSide(context: BenchContext, url: string, beforeSegment: () => Prom
           `  image: building ${API_IMAGE} from docker/Dockerfile (about 2 minutes from scratch, ` +
             'about 80 s after a change to the sources, under a second when nothing changed)',
         );
-        const built = await buildApiImage(context.root);
+        const built = await buildApiImage();
         context.log(
           `  image: ${built.unchanged ? 'unchanged' : 'built'} in ${built.seconds.toFixed(1)} s, ` +
             `${built.id.slice(0, 19)} on ${built.base}`,

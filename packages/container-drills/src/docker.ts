@@ -30,16 +30,17 @@ export function engineAnswers(): boolean {
   return result.status === 0 && result.stdout.trim() !== '';
 }
 
-/** Runs the client; rejects with its stderr in the message. */
+/** Runs the client in the repository's root; rejects with its stderr in the message. */
 export async function docker(
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv } = {},
+  options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {},
 ): Promise<string> {
   try {
     const { stdout } = await run(DOCKER, args, {
       cwd: REPO_ROOT,
       env: { ...process.env, DOCKER_BUILDKIT: '1', ...options.env },
       maxBuffer: 64 * 1024 * 1024,
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     });
     return stdout.trim();
   } catch (error) {
@@ -48,11 +49,16 @@ export async function docker(
   }
 }
 
-export async function imagePresent(image: string): Promise<boolean> {
+/** The id of the image the engine holds under this name, or undefined when it holds none. */
+export async function imageId(image: string): Promise<string | undefined> {
   return docker(['image', 'inspect', '--format', '{{.Id}}', image]).then(
-    () => true,
-    () => false,
+    (id) => id,
+    () => undefined,
   );
+}
+
+export async function imagePresent(image: string): Promise<boolean> {
+  return (await imageId(image)) !== undefined;
 }
 
 /** A name no other run uses: `plant-store-drill-<what>-<random>`. */
@@ -71,14 +77,22 @@ export async function nodeBaseImage(): Promise<string> {
   );
 }
 
+/** An api image as a build left it: its tag, the id the build printed, and the Node base it was built on. */
+export interface BuiltApiImage {
+  readonly image: string;
+  readonly id: string;
+  readonly base: string;
+}
+
 /**
  * Builds docker/Dockerfile into API_IMAGE, never pulling. A machine whose npm traffic passes a
  * TLS-inspecting proxy names its CA bundle in NODE_EXTRA_CA_CERTS; the build gets it as a secret.
+ * The id is the one this build printed, whatever another build tags meanwhile.
  */
-export async function buildApiImage(): Promise<string> {
+export async function buildApiImage(): Promise<BuiltApiImage> {
   const base = await nodeBaseImage();
   const ca = process.env.NODE_EXTRA_CA_CERTS;
-  await docker([
+  const printed = await docker([
     'build',
     '--network',
     'host',
@@ -93,7 +107,9 @@ export async function buildApiImage(): Promise<string> {
     API_IMAGE,
     '.',
   ]);
-  return API_IMAGE;
+  const id = /sha256:[0-9a-f]{64}/.exec(printed)?.[0] ?? (await imageId(API_IMAGE));
+  if (id === undefined) throw new Error(`docker build ended, but ${API_IMAGE} is not there`);
+  return { image: API_IMAGE, id, base };
 }
 
 export interface Container {

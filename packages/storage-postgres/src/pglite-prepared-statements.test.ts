@@ -90,14 +90,8 @@ describe('withPreparedStatements', () => {
   it('when another caller holds a transaction open, then a call waits for it instead of running inside it', async () => {
     const db = withPreparedStatements(pglite, STATEMENTS);
     const [inTransaction, outside] = [id(), id()];
-    let release = (): void => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let began = (): void => {};
-    const begun = new Promise<void>((resolve) => {
-      began = resolve;
-    });
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
+    const { promise: begun, resolve: began } = Promise.withResolvers<void>();
     const transaction = pglite.transaction(async (tx) => {
       await tx.query(INSERT, [inTransaction.toString(), 'rolled back']);
       began();
@@ -144,14 +138,8 @@ describe('withPreparedStatements, when the statement no longer fits the schema',
   it('when PGlite closes while a call waits for the lock, then the call rejects instead of running on it', async () => {
     const pglite = await openPglite();
     const db = withPreparedStatements(pglite, STATEMENTS);
-    let release = (): void => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let began = (): void => {};
-    const begun = new Promise<void>((resolve) => {
-      began = resolve;
-    });
+    const { promise: released, resolve: release } = Promise.withResolvers<void>();
+    const { promise: begun, resolve: began } = Promise.withResolvers<void>();
     const held = pglite.transaction(async () => {
       began();
       await released;
