@@ -1,5 +1,3 @@
-import { METHODS } from 'node:http';
-import Router from '@koa/router';
 import type { PlantStorage } from '@plant-store/domain';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -10,6 +8,7 @@ import { errorResponses } from './http/middleware/error-responses.ts';
 import { parseJsonBody } from './http/middleware/parse-json-body.ts';
 import { checkRequestHead } from './http/middleware/request-head.ts';
 import { requestLog } from './http/middleware/request-log.ts';
+import { createRouter } from './http/router.ts';
 import { docsAssetHandler, docsPageHandler, openApiDocumentHandler } from './http/routes/docs.ts';
 import { healthHandler, readinessHandler } from './http/routes/health.ts';
 import {
@@ -49,9 +48,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;
 
-  // Every method is one the router knows, so a wrong one on a known path is 405 (with Allow), not 501.
-  // Paths match exactly as the contract spells them: /Plants and /plants/ are not /plants.
-  const router = new Router<AppState>({ methods: [...METHODS], strict: true, sensitive: true });
+  // Paths match exactly as the contract spells them: /Plants and /plants/ are not /plants. Any other
+  // method on a known path is 405 with Allow (see http/router.ts).
+  const router = createRouter();
   // Reading and deleting (DESIGN.md): credential, then parameters, then storage. HEAD answers wherever
   // GET does (the router routes it to the GET handler; Koa sends no body).
   router.get('/plants', bearerAuth(credentials, read), listPlantsHandler(plants));
@@ -78,6 +77,5 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorResponses(isShuttingDown));
   app.use(checkRequestHead());
   app.use(router.routes());
-  app.use(router.allowedMethods());
   return app;
 }

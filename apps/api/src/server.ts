@@ -10,7 +10,7 @@ import { createJwtVerifier } from './auth/jwt-verifier.ts';
 import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
 import { answerClientError, writeRawAnswer } from './http/connection/client-error.ts';
-import { withSendDeadline } from './http/connection/send-deadline.ts';
+import { watchSendDeadline } from './http/connection/send-deadline.ts';
 import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage.ts';
@@ -118,7 +118,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     metrics: createMetrics({ connectionPool, processMetrics: true, jwtKeys, webhooks }),
     onPlantCreated: webhooks?.dispatcher.kick,
   });
-  const handle = inConnectionTurns(withSendDeadline(app.callback(), config.sendTimeoutMs, logger));
+  const handle = inConnectionTurns(app.callback());
   const server = createServer(
     {
       // A whole request, its headers, and the pause between two requests on one connection.
@@ -136,6 +136,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   server.on('checkContinue', handle);
   server.on('checkExpectation', handle);
   server.on('clientError', answerClientError(logger));
+  const stopWatchingSends = watchSendDeadline(server, config.sendTimeoutMs, logger);
   // CONNECT asks for a tunnel: Node would close the connection without a word.
   server.on('connect', (_req, socket) => {
     logger.info({ method: 'CONNECT', status: 400 }, 'CONNECT refused');
@@ -151,6 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       });
     });
   } catch (error) {
+    stopWatchingSends();
     await webhooks?.dispatcher.stop();
     await storage.close();
     throw error;
@@ -174,6 +176,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     }, config.shutdownTimeoutMs);
     await closed;
     clearTimeout(deadline);
+    stopWatchingSends();
     jwtKeys?.stop();
     // Attempts under way finish (each within WEBHOOK_TIMEOUT_MS); what is left stays queued.
     await webhooks?.dispatcher.stop();

@@ -303,6 +303,40 @@ describe('paths and methods', () => {
     expect(response.json()).toEqual({ error: 405, message: expect.stringContaining(allow) });
   });
 
+  it.each([
+    ['/plants', 'HEAD, GET, POST'],
+    ['/plants/1', 'HEAD, GET, DELETE'],
+    ['/healthz', 'HEAD, GET'],
+  ])('when OPTIONS %s is asked, then it answers 405 as JSON with Allow: %s, as for any method not served', async (path, allow) => {
+    const response = await nodeRequest(server.port, { method: 'OPTIONS', path, headers: AUTH });
+    expect(response.status).toBe(405);
+    expect(response.headers.allow).toBe(allow);
+    expect(response.json()).toEqual({ error: 405, message: `OPTIONS is not allowed here; allowed: ${allow}` });
+  });
+
+  it('when OPTIONS is asked on an unknown path, then it answers 404 as JSON', async () => {
+    const response = await nodeRequest(server.port, { method: 'OPTIONS', path: '/nothing', headers: AUTH });
+    expect(response.status).toBe(404);
+    expect(response.json()).toEqual({ error: 404, message: 'there is nothing at OPTIONS /nothing' });
+  });
+
+  it('when the id in the path is percent-encoded, then it is read decoded, and a bad escape is a 400 naming the id', async () => {
+    const id = 700_000 + Math.floor(Math.random() * 100_000);
+    expect((await server.createPlant({ id, name: 'encoded' })).status).toBe(200);
+    const encoded = [...String(id)].map((digit) => `%3${digit}`).join('');
+    const found = await nodeRequest(server.port, { method: 'GET', path: `/plants/${encoded}`, headers: AUTH });
+    expect(found.status).toBe(200);
+    expect(found.json()).toEqual({ name: 'encoded' });
+    const bad = await nodeRequest(server.port, { method: 'GET', path: '/plants/%ZZ', headers: AUTH });
+    expect(bad.status).toBe(400);
+    expect(bad.json()).toEqual({ error: 400, message: expect.stringContaining('id must be an integer') });
+  });
+
+  it('when a path has a segment past the id, then it is not the plant: 404', async () => {
+    const response = await nodeRequest(server.port, { method: 'GET', path: '/plants/1/', headers: AUTH });
+    expect(response.status).toBe(404);
+  });
+
   it('when a query string is added, then the path still matches', async () => {
     const response = await fetch(`${server.url}/healthz?verbose=1`);
     expect(response.status).toBe(200);

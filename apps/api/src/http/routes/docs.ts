@@ -67,7 +67,8 @@ export function docsPageHandler(): Middleware<AppState> {
 /** GET /docs/assets/:file: the page's scripts, styles and icon; anything else is a 404. */
 export function docsAssetHandler(): Middleware<AppState> {
   return (ctx) => {
-    const asset = Object.hasOwn(ASSETS, ctx.params.file ?? '') ? ASSETS[ctx.params.file ?? ''] : undefined;
+    const file = ctx.state.params?.file ?? '';
+    const asset = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (asset === undefined) return; // no body: error-responses.ts answers the JSON 404
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Cache-Control', 'public, max-age=3600');

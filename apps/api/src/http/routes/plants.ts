@@ -42,7 +42,7 @@ export function createPlantHandler(plants: PlantRepository): Middleware<AppState
 /** GET (and HEAD) /plants/{id}: the plant stored under the id, without its id, or 404. */
 export function getPlantHandler(plants: PlantRepository): Middleware<AppState> {
   return async (ctx) => {
-    const id = parsePlantIdParameter(ctx.params.id);
+    const id = parsePlantIdParameter(ctx.state.params?.id);
     answerJson(ctx, JSON.stringify(await getPlant({ plants }, id)));
   };
 }
@@ -68,7 +68,7 @@ export function listPlantsHandler(plants: PlantRepository): Middleware<AppState>
 /** DELETE /plants/{id}: 204 when a plant was deleted (its id is free again), 404 when there was none. */
 export function deletePlantHandler(plants: PlantRepository): Middleware<AppState> {
   return async (ctx) => {
-    await deletePlant({ plants }, parsePlantIdParameter(ctx.params.id));
+    await deletePlant({ plants }, parsePlantIdParameter(ctx.state.params?.id));
     ctx.status = 204;
   };
 }
