@@ -307,12 +307,18 @@ describe('paths and methods', () => {
     ['/plants', 'HEAD, GET, POST'],
     ['/plants/1', 'HEAD, GET, DELETE'],
     ['/healthz', 'HEAD, GET'],
-  ])('when OPTIONS %s is asked, then it answers 405 as JSON with Allow: %s, as for any method not served', async (path, allow) => {
-    const response = await nodeRequest(server.port, { method: 'OPTIONS', path, headers: AUTH });
-    expect(response.status).toBe(405);
-    expect(response.headers.allow).toBe(allow);
-    expect(response.json()).toEqual({ error: 405, message: `OPTIONS is not allowed here; allowed: ${allow}` });
-  });
+  ])(
+    'when OPTIONS %s is asked, then it answers 405 as JSON with Allow: %s, as for any method not served',
+    async (path, allow) => {
+      const response = await nodeRequest(server.port, { method: 'OPTIONS', path, headers: AUTH });
+      expect(response.status).toBe(405);
+      expect(response.headers.allow).toBe(allow);
+      expect(response.json()).toEqual({
+        error: 405,
+        message: `OPTIONS is not allowed here; allowed: ${allow}`,
+      });
+    },
+  );
 
   it('when OPTIONS is asked on an unknown path, then it answers 404 as JSON', async () => {
     const response = await nodeRequest(server.port, { method: 'OPTIONS', path: '/nothing', headers: AUTH });
@@ -324,7 +330,11 @@ describe('paths and methods', () => {
     const id = 700_000 + Math.floor(Math.random() * 100_000);
     expect((await server.createPlant({ id, name: 'encoded' })).status).toBe(200);
     const encoded = [...String(id)].map((digit) => `%3${digit}`).join('');
-    const found = await nodeRequest(server.port, { method: 'GET', path: `/plants/${encoded}`, headers: AUTH });
+    const found = await nodeRequest(server.port, {
+      method: 'GET',
+      path: `/plants/${encoded}`,
+      headers: AUTH,
+    });
     expect(found.status).toBe(200);
     expect(found.json()).toEqual({ name: 'encoded' });
     const bad = await nodeRequest(server.port, { method: 'GET', path: '/plants/%ZZ', headers: AUTH });

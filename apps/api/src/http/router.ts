@@ -66,7 +66,8 @@ export function createRouter(): Router {
     const lastSlash = pattern.lastIndexOf('/');
     const prefix = pattern.slice(0, lastSlash + 1);
     const parameter = PARAMETER.exec(pattern.slice(lastSlash + 1))?.[1];
-    if (prefix.includes(':')) throw new Error(`only the last segment of a route may be a parameter: ${pattern}`);
+    if (prefix.includes(':'))
+      throw new Error(`only the last segment of a route may be a parameter: ${pattern}`);
     if (parameter === undefined) {
       const route: Route = { pattern, methods: new Map(), allow: '' };
       exact.set(pattern, route);
