@@ -330,22 +330,48 @@ function requirePostgres(context: BenchContext): string {
 
 const baselinePath = (context: BenchContext, file: string) =>
   join(context.root, 'bench', 'src', 'baselines', file);
+/** How the service is started: `node` with these arguments, and these variables in its environment. */
+interface ServiceCommand {
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
 /**
  * The service's command line as `pnpm start` runs it: the root package.json's start script,
- * `node <flags> apps/api/dist/main.js`, so that the bench measures what users run, flags included.
+ * `[NAME=value ...] node <flags> apps/api/dist/main.js`, so that the bench measures what users run,
+ * flags and environment (MALLOC_ARENA_MAX) included.
  */
-function apiArgs(context: BenchContext): string[] {
+function apiCommand(context: BenchContext): ServiceCommand {
   const manifest = JSON.parse(readFileSync(join(context.root, 'package.json'), 'utf8')) as {
     scripts?: { start?: string };
   };
-  const [command, ...args] = (manifest.scripts?.start ?? '').split(/\s+/);
+  const words = (manifest.scripts?.start ?? '').split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = (words.shift() as string).split('=');
+    env[name as string] = value.join('=');
+  }
+  const [command, ...args] = words;
   const main = args.at(-1);
   if (command !== 'node' || main === undefined || !/main\.[jt]s$/.test(main))
-    throw new Error(`the root start script is not "node [flags] <main.js>": ${manifest.scripts?.start}`);
+    throw new Error(
+      `the root start script is not "[NAME=value ...] node [flags] <main.js>": ${manifest.scripts?.start}`,
+    );
   const path = join(context.root, main);
   // `pnpm bench` builds it first, as `pnpm start` does (the root package.json's prestart).
   if (!existsSync(path)) throw new Error(`the service is not built: ${path} is missing (run pnpm build)`);
-  return [...args.slice(0, -1), path];
+  return { args: [...args.slice(0, -1), path], env };
+}
+
+/** The service as a server of the bench, started by `command` with `env` added to its environment. */
+function serviceServer(
+  context: BenchContext,
+  name: string,
+  command: ServiceCommand,
+  env: NodeJS.ProcessEnv = {},
+  cwd?: string,
+) {
+  return nodeServer(context, name, command.args, { ...command.env, ...env }, cwd);
 }
 
 /**
@@ -355,7 +381,7 @@ function apiArgs(context: BenchContext): string[] {
 async function runHostileBodies(context: BenchContext): Promise<TargetRun> {
   const run: TargetRun = { key: 'hostile', label: TARGET_LABELS.hostile, levels: [], notes: [] };
   const child = await startServer(
-    nodeServer(context, 'service (memory:)', apiArgs(context), { DATABASE_URL: 'memory:' }),
+    serviceServer(context, 'service (memory:)', apiCommand(context), { DATABASE_URL: 'memory:' }),
   );
   context.log(`  up at ${child.url} (pid ${child.pid})`);
   try {
@@ -397,7 +423,7 @@ async function runReads(context: BenchContext, key: 'pg-get' | 'pg-list'): Promi
     const url = requirePostgres(context);
     await resetBenchDatabase(url);
     service = await startServer(
-      nodeServer(context, 'service (PostgreSQL)', apiArgs(context), { DATABASE_URL: url }),
+      serviceServer(context, 'service (PostgreSQL)', apiCommand(context), { DATABASE_URL: url }),
     );
     const started = performance.now();
     const ids = await seedReadPlants(url, READ_SEED_PLANTS);
@@ -456,11 +482,11 @@ async function runWebhook(context: BenchContext): Promise<TargetRun> {
   let receiver: RunningChild | undefined;
   try {
     const url = requirePostgres(context);
-    const args = apiArgs(context);
+    const command = apiCommand(context);
     // Also drops the job queue a previous run left: its undelivered jobs would be delivered here.
     await resetBenchDatabase(url);
     off = await startServer(
-      nodeServer(context, 'service (PostgreSQL, webhook off)', args, { DATABASE_URL: url }),
+      serviceServer(context, 'service (PostgreSQL, webhook off)', command, { DATABASE_URL: url }),
     );
     context.log(`  webhook off: up at ${off.url} (pid ${off.pid})`);
     receiver = await startServer(
@@ -468,7 +494,7 @@ async function runWebhook(context: BenchContext): Promise<TargetRun> {
     );
     context.log(`  receiver: up at ${receiver.url} (pid ${receiver.pid})`);
     on = await startServer(
-      nodeServer(context, 'service (PostgreSQL, webhook on)', args, {
+      serviceServer(context, 'service (PostgreSQL, webhook on)', command, {
         DATABASE_URL: url,
         WEBHOOK_URLS: `${receiver.url}/plant-created`,
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
@@ -541,7 +567,7 @@ async function runMemoryGroup(context: BenchContext): Promise<TargetRun[]> {
         serverSide(
           context,
           'memory',
-          nodeServer(context, 'service (memory:)', apiArgs(context), { DATABASE_URL: 'memory:' }),
+          serviceServer(context, 'service (memory:)', apiCommand(context), { DATABASE_URL: 'memory:' }),
         ),
       );
     for (const key of jwtKeys) {
@@ -551,7 +577,7 @@ async function runMemoryGroup(context: BenchContext): Promise<TargetRun[]> {
           context,
           key,
           {
-            ...nodeServer(context, `service (memory:, ${key})`, apiArgs(context), {
+            ...serviceServer(context, `service (memory:, ${key})`, apiCommand(context), {
               DATABASE_URL: 'memory:',
               JWT_ISSUER: provider.issuer,
               JWT_JWKS_URL: provider.jwksUrl,
@@ -607,7 +633,7 @@ async function runEmbeddedGroup(context: BenchContext): Promise<TargetRun[]> {
     const cwd = makeTempDir('embedded');
     sides.push(
       serverSide(context, 'embedded', {
-        ...nodeServer(context, 'service (embedded)', apiArgs(context), {}, cwd),
+        ...serviceServer(context, 'service (embedded)', apiCommand(context), {}, cwd),
         startTimeoutMs: 120_000,
       }),
     );
@@ -803,7 +829,7 @@ async function runGrowthReads(context: BenchContext): Promise<TargetRun[]> {
   const keys = { get: keysOf('get'), list: keysOf('list') };
   const needed = sizes.filter((size) => keys.get.includes(size.get) || keys.list.includes(size.list));
   await resetBenchDatabase(url);
-  const args = apiArgs(context);
+  const command = apiCommand(context);
   const servers = new Map<string, GrowthServer>();
   const children: RunningChild[] = [];
   try {
@@ -812,7 +838,9 @@ async function runGrowthReads(context: BenchContext): Promise<TargetRun[]> {
         await createSchema(url, table.schema);
         const tableUrl = withSearchPath(url, table.schema);
         const child = await startServer(
-          nodeServer(context, `service (PostgreSQL, ${table.size} rows)`, args, { DATABASE_URL: tableUrl }),
+          serviceServer(context, `service (PostgreSQL, ${table.size} rows)`, command, {
+            DATABASE_URL: tableUrl,
+          }),
         );
         children.push(child);
         context.log(`  ${table.size} rows: up at ${child.url} (pid ${child.pid})`);
@@ -966,16 +994,16 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         { beforeSegment },
       ),
     );
-  const args =
+  const command =
     want('postgres-single') || want('postgres') || want('growth') || want('growth-10m') || want('image')
-      ? apiArgs(context)
-      : [];
+      ? apiCommand(context)
+      : { args: [], env: {} };
   if (want('postgres-single'))
     sides.push(
       serverSide(
         context,
         'postgres-single',
-        nodeServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', args, {
+        serviceServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', command, {
           DATABASE_URL: url,
           GROUP_COMMIT: 'off',
         }),
@@ -989,7 +1017,7 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
       serverSide(
         context,
         'postgres',
-        nodeServer(context, 'service (PostgreSQL)', args, { DATABASE_URL: url }),
+        serviceServer(context, 'service (PostgreSQL)', command, { DATABASE_URL: url }),
         {
           beforeSegment,
           ...(want('postgres') ? {} : { connections: [GROWTH_CONNECTIONS] }),
@@ -1006,7 +1034,9 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
       serverSide(
         context,
         key,
-        nodeServer(context, `service (PostgreSQL, ${table.size} rows)`, args, { DATABASE_URL: tableUrl }),
+        serviceServer(context, `service (PostgreSQL, ${table.size} rows)`, command, {
+          DATABASE_URL: tableUrl,
+        }),
         {
           connections: [GROWTH_CONNECTIONS],
           beforeSegment,
