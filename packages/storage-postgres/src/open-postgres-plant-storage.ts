@@ -74,9 +74,6 @@ export async function openPostgresPlantStorage(
     max,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
     statement_timeout: statementTimeout,
-    // The server's statement_timeout answers first; this catches a server that went silent
-    // (a dead network drops no packets back), which statement_timeout cannot.
-    query_timeout: options.readTimeoutMillis ?? statementTimeout + 5_000,
     keepAlive: true,
     types: int8AsBigInt,
   });
@@ -88,6 +85,9 @@ export async function openPostgresPlantStorage(
   const wrapped = discardBrokenConnections(
     pool,
     options.preparedStatements === false ? undefined : PLANT_STATEMENT_NAMES,
+    // The server's statement_timeout answers first; this catches a server that went silent
+    // (a dead network drops no packets back), which statement_timeout cannot.
+    options.readTimeoutMillis ?? statementTimeout + 5_000,
   );
   const storage = await openKyselyPlantStorage(
     new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool: wrapped }) }),
