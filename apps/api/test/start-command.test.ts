@@ -42,7 +42,7 @@ describe('the command that starts the service', () => {
     const flags = (words: string[]) => words.filter((word) => word.startsWith('--'));
     expect(flags(api.command)).toEqual(flags(rootScript.command));
     expect(api.env).toEqual(rootScript.env);
-    expect(flags(rootScript.command)).toContain('--max-semi-space-size=4');
+    expect(flags(rootScript.command)).toContain('--max-semi-space-size=8');
     expect(rootScript.env).toEqual({ MALLOC_ARENA_MAX: '2' });
   });
 });
