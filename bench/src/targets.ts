@@ -121,7 +121,14 @@ async function checkOneCreate(child: RunningChild, nextBody: () => string, token
 /** A side of a comparison once started: a segment of load at `connections` for `seconds`. */
 interface StartedSide {
   readonly measure: (connections: number, seconds: number) => Promise<LevelFigures>;
+  /** Unmeasured load at a level's concurrency, before its first round (see runGroup). */
+  readonly warm?: (connections: number) => Promise<void>;
   readonly stop: () => Promise<void>;
+}
+
+/** How long each server is loaded, unmeasured, at a level's concurrency before its first round. */
+function levelWarmupSeconds(options: BenchOptions): number {
+  return Math.max(0.5, options.warmupSeconds / 2);
 }
 
 /** A side of a group: a server the bench starts (or pgbench), up beside the others of its group. */
@@ -178,6 +185,15 @@ function serverSide(
           await more.beforeSegment?.();
           return measureSegment(child, connections, seconds, { nextBody }, token);
         },
+        warm: async (connections) => {
+          await runLoad({
+            url: child.url,
+            connections,
+            durationSeconds: levelWarmupSeconds(context.options),
+            token,
+            nextBody,
+          });
+        },
         stop: async () => {
           await more.beforeStop?.(run);
           await child.stop();
@@ -230,6 +246,16 @@ async function runGroup(context: BenchContext, sides: readonly SideSpec[]): Prom
       );
       if (active.length === 0) continue;
       context.log(`  c${connections}: ${rounds} rounds of ${format.seconds(seconds)} s segments`);
+      // Every server first gets unmeasured load at this level's concurrency: one that sat idle through
+      // the level before (the JWT servers are loaded at c16 only) ran its first segment up to a fifth
+      // slower than it runs once busy, which made the first round's ratio a measure of that instead.
+      for (const side of active) {
+        try {
+          await started.get(side.key)?.warm?.(connections);
+        } catch (error) {
+          context.log(`    warm-up of ${side.key} failed: ${error instanceof Error ? error.message : error}`);
+        }
+      }
       const { segments, errors } = await interleave<LevelFigures>({
         sides: active.map((side) => ({
           key: side.key,
@@ -797,6 +823,17 @@ function growthReadSide(
           const figures = await measureSegment(child, connections, seconds, { nextPath }, token);
           refuseErrors(figures);
           return figures;
+        },
+        warm: async (connections) => {
+          refuseErrors(
+            await runLoad({
+              url: child.url,
+              connections,
+              durationSeconds: levelWarmupSeconds(context.options),
+              token,
+              nextPath,
+            }),
+          );
         },
         stop: async () => {},
       };
