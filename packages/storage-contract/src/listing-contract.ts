@@ -62,6 +62,30 @@ export function describeListingContract(plants: () => PlantRepository): void {
     }
   });
 
+  it('when long plants (name and tag over 2,000 bytes, up to the body limit) and short ones alternate, then they list in id order, each exactly as stored', async () => {
+    // A store may keep pages of short plants apart from long ones (PostgreSQL: an index entry holds
+    // ~2.7 KB at most): both must come back as one run, at any page size. Lengths in UTF-8 bytes:
+    // 'é' is two, '🌿' four.
+    const band = freshIdBand();
+    const stored: NewPlant[] = [
+      { id: band.at(1), name: 'a'.repeat(2_000) },
+      { id: band.at(2), name: 'b'.repeat(2_001) },
+      { id: band.at(3), name: 'é'.repeat(1_000), tag: '' },
+      { id: band.at(4), name: 'é'.repeat(1_000), tag: 'x' },
+      { id: band.at(5), name: 'short', tag: '🌿'.repeat(1_000) },
+      { id: band.at(6), name: 'Fern' },
+      { id: band.at(7), name: 'long '.repeat(12_000), tag: 'x'.repeat(4_000) },
+      { id: band.at(8), name: 'Ivy', tag: 'y'.repeat(1_996) },
+      { id: band.at(9), name: 'Ivy', tag: 'y'.repeat(1_998) },
+    ];
+    for (const plant of [...stored].reverse()) await plants().insertIfAbsent(plant);
+    await expect(plants().listAfter(band.before, stored.length)).resolves.toStrictEqual(stored);
+    for (const limit of [1, 2, 4]) {
+      await expect(walkBand(plants(), band, limit)).resolves.toStrictEqual(stored);
+    }
+    await expect(plants().listAfter(band.at(4), 3)).resolves.toStrictEqual(stored.slice(4, 7));
+  });
+
   it('when no cursor is given, then the list starts at the smallest id of the store, INT64_MIN here', async () => {
     const [minimumRun] = await storeEdgeRuns(plants());
     await expect(plants().listAfter(undefined, 3)).resolves.toStrictEqual(minimumRun);

@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as createPlants from './migrations/0001_create_plants.ts';
 import * as createPlantEvents from './migrations/0002_create_plant_events.ts';
+import * as indexPlantPages from './migrations/0003_index_plant_pages.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import { isUnavailableError } from './storage-errors.ts';
 
@@ -11,6 +12,7 @@ import { isUnavailableError } from './storage-errors.ts';
 const migrations: Record<string, Migration> = {
   '0001_create_plants': createPlants,
   '0002_create_plant_events': createPlantEvents,
+  '0003_index_plant_pages': indexPlantPages,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
 import { describePlantRepositoryContract } from '@plant-store/storage-contract';
@@ -7,6 +9,7 @@ import { createTestSchema, freePort, provideTestPostgres, randomPlantId } from '
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
+import { PLANT_STATEMENT_NAMES } from './postgres-plant-repository.ts';
 
 const server = await provideTestPostgres();
 afterAll(async () => {
@@ -122,7 +125,11 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         const { rows } = await withClient((client) =>
           client.query<{ name: string }>('select name from kysely_migration'),
         );
-        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants', '0002_create_plant_events']);
+        expect(rows.map((row) => row.name)).toEqual([
+          '0001_create_plants',
+          '0002_create_plant_events',
+          '0003_index_plant_pages',
+        ]);
       } finally {
         await Promise.all([first.close(), second.close()]);
       }
@@ -142,11 +149,77 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           (client) => client.query<{ name: string }>('select name from kysely_migration'),
           fresh.connectionString,
         );
-        expect(rows.map((row) => row.name)).toEqual(['0001_create_plants', '0002_create_plant_events']);
+        expect(rows.map((row) => row.name)).toEqual([
+          '0001_create_plants',
+          '0002_create_plant_events',
+          '0003_index_plant_pages',
+        ]);
       } finally {
         await fresh.cleanup();
       }
     });
+
+    /** The scans of the generic plans of the list statements, as the pool runs them, only index scans allowed. */
+    async function pageScans(url: string): Promise<Record<string, string[]>> {
+      return withClient(async (client) => {
+        await client.query('vacuum analyze plants');
+        await client.query('set enable_seqscan = off; set enable_bitmapscan = off');
+        await client.query('set plan_cache_mode = force_generic_plan');
+        const found: Record<string, string[]> = {};
+        for (const [statement, name] of PLANT_STATEMENT_NAMES) {
+          if (name !== 'plant_store_list_first' && name !== 'plant_store_list_after') continue;
+          await client.query(`prepare page_plan as ${statement}`);
+          const parameters = name === 'plant_store_list_first' ? '(101)' : '(0, 101)';
+          const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+            `explain (format json) execute page_plan ${parameters}`,
+          );
+          await client.query('deallocate page_plan');
+          const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+          found[name] = [...plan.matchAll(/"Node Type":"([^"]+)"[^{}]*?"Index Name":"([^"]+)"/g)]
+            .map((match) => `${match[1]} on ${match[2]}`)
+            .sort();
+        }
+        return found;
+      }, url);
+    }
+
+    // The list statements must imply the partial indexes' predicates word for word, or the planner
+    // falls back to the primary key and a heap page per plant.
+    it.each([
+      ['built by the migration', false],
+      ['created with CONCURRENTLY from the statements the README gives operators of large stores', true],
+    ])(
+      'when the page indexes were %s, then a page reads short plants from the covering index alone and long ones from their own index',
+      async (_how, fromReadme) => {
+        const fresh = await createTestSchema(connectionString, 'pages');
+        const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
+        try {
+          if (fromReadme) {
+            const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
+            const statements = readme.match(/CREATE INDEX CONCURRENTLY IF NOT EXISTS [^;]+;/g) ?? [];
+            expect(statements).toHaveLength(2);
+            await withClient(async (client) => {
+              await client.query('drop index plants_page; drop index plants_page_long');
+              for (const statement of statements) await client.query(statement);
+            }, fresh.connectionString);
+          }
+          await storage.plants.insertIfAbsent({ id: 1n, name: 'short' });
+          await storage.plants.insertIfAbsent({ id: 2n, name: 'long'.repeat(1_000) });
+          const expected = ['Index Only Scan on plants_page', 'Index Scan on plants_page_long'];
+          await expect(pageScans(fresh.connectionString)).resolves.toStrictEqual({
+            plant_store_list_first: expected,
+            plant_store_list_after: expected,
+          });
+          await expect(storage.plants.listAfter(0n, 10)).resolves.toStrictEqual([
+            { id: 1n, name: 'short' },
+            { id: 2n, name: 'long'.repeat(1_000) },
+          ]);
+        } finally {
+          await storage.close();
+          await fresh.cleanup();
+        }
+      },
+    );
 
     it('when a migration fails, then opening rejects with an error that names the migration', async () => {
       const fresh = await createTestSchema(connectionString, 'fresh');
