@@ -389,14 +389,9 @@ function apiCommand(context: BenchContext): ServiceCommand {
   return { args: [...args.slice(0, -1), path], env };
 }
 
-/** The service as a server of the bench, started by `command` with `env` added to its environment. */
-function serviceServer(
-  context: BenchContext,
-  name: string,
-  command: ServiceCommand,
-  env: NodeJS.ProcessEnv = {},
-  cwd?: string,
-) {
+/** The service as a server of the bench, started as `pnpm start` starts it, with `env` added to its environment. */
+function serviceServer(context: BenchContext, name: string, env: NodeJS.ProcessEnv = {}, cwd?: string) {
+  const command = apiCommand(context);
   return nodeServer(context, name, command.args, { ...command.env, ...env }, cwd);
 }
 
@@ -406,9 +401,7 @@ function serviceServer(
  */
 async function runHostileBodies(context: BenchContext): Promise<TargetRun> {
   const run: TargetRun = { key: 'hostile', label: TARGET_LABELS.hostile, levels: [], notes: [] };
-  const child = await startServer(
-    serviceServer(context, 'service (memory:)', apiCommand(context), { DATABASE_URL: 'memory:' }),
-  );
+  const child = await startServer(serviceServer(context, 'service (memory:)', { DATABASE_URL: 'memory:' }));
   context.log(`  up at ${child.url} (pid ${child.pid})`);
   try {
     run.hostile = await measureHostileBodies({
@@ -448,9 +441,7 @@ async function runReads(context: BenchContext, key: 'pg-get' | 'pg-list'): Promi
   try {
     const url = requirePostgres(context);
     await resetBenchDatabase(url);
-    service = await startServer(
-      serviceServer(context, 'service (PostgreSQL)', apiCommand(context), { DATABASE_URL: url }),
-    );
+    service = await startServer(serviceServer(context, 'service (PostgreSQL)', { DATABASE_URL: url }));
     const started = performance.now();
     const ids = await seedReadPlants(url, READ_SEED_PLANTS);
     context.log(
@@ -508,11 +499,10 @@ async function runWebhook(context: BenchContext): Promise<TargetRun> {
   let receiver: RunningChild | undefined;
   try {
     const url = requirePostgres(context);
-    const command = apiCommand(context);
     // Also drops the job queue a previous run left: its undelivered jobs would be delivered here.
     await resetBenchDatabase(url);
     off = await startServer(
-      serviceServer(context, 'service (PostgreSQL, webhook off)', command, { DATABASE_URL: url }),
+      serviceServer(context, 'service (PostgreSQL, webhook off)', { DATABASE_URL: url }),
     );
     context.log(`  webhook off: up at ${off.url} (pid ${off.pid})`);
     receiver = await startServer(
@@ -520,7 +510,7 @@ async function runWebhook(context: BenchContext): Promise<TargetRun> {
     );
     context.log(`  receiver: up at ${receiver.url} (pid ${receiver.pid})`);
     on = await startServer(
-      serviceServer(context, 'service (PostgreSQL, webhook on)', command, {
+      serviceServer(context, 'service (PostgreSQL, webhook on)', {
         DATABASE_URL: url,
         WEBHOOK_URLS: `${receiver.url}/plant-created`,
         WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
@@ -593,7 +583,7 @@ async function runMemoryGroup(context: BenchContext): Promise<TargetRun[]> {
         serverSide(
           context,
           'memory',
-          serviceServer(context, 'service (memory:)', apiCommand(context), { DATABASE_URL: 'memory:' }),
+          serviceServer(context, 'service (memory:)', { DATABASE_URL: 'memory:' }),
         ),
       );
     for (const key of jwtKeys) {
@@ -603,7 +593,7 @@ async function runMemoryGroup(context: BenchContext): Promise<TargetRun[]> {
           context,
           key,
           {
-            ...serviceServer(context, `service (memory:, ${key})`, apiCommand(context), {
+            ...serviceServer(context, `service (memory:, ${key})`, {
               DATABASE_URL: 'memory:',
               JWT_ISSUER: provider.issuer,
               JWT_JWKS_URL: provider.jwksUrl,
@@ -659,7 +649,7 @@ async function runEmbeddedGroup(context: BenchContext): Promise<TargetRun[]> {
     const cwd = makeTempDir('embedded');
     sides.push(
       serverSide(context, 'embedded', {
-        ...serviceServer(context, 'service (embedded)', apiCommand(context), {}, cwd),
+        ...serviceServer(context, 'service (embedded)', {}, cwd),
         startTimeoutMs: 120_000,
       }),
     );
@@ -866,7 +856,6 @@ async function runGrowthReads(context: BenchContext): Promise<TargetRun[]> {
   const keys = { get: keysOf('get'), list: keysOf('list') };
   const needed = sizes.filter((size) => keys.get.includes(size.get) || keys.list.includes(size.list));
   await resetBenchDatabase(url);
-  const command = apiCommand(context);
   const servers = new Map<string, GrowthServer>();
   const children: RunningChild[] = [];
   try {
@@ -875,7 +864,7 @@ async function runGrowthReads(context: BenchContext): Promise<TargetRun[]> {
         await createSchema(url, table.schema);
         const tableUrl = withSearchPath(url, table.schema);
         const child = await startServer(
-          serviceServer(context, `service (PostgreSQL, ${table.size} rows)`, command, {
+          serviceServer(context, `service (PostgreSQL, ${table.size} rows)`, {
             DATABASE_URL: tableUrl,
           }),
         );
@@ -1031,16 +1020,12 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
         { beforeSegment },
       ),
     );
-  const command =
-    want('postgres-single') || want('postgres') || want('growth') || want('growth-10m') || want('image')
-      ? apiCommand(context)
-      : { args: [], env: {} };
   if (want('postgres-single'))
     sides.push(
       serverSide(
         context,
         'postgres-single',
-        serviceServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', command, {
+        serviceServer(context, 'service (PostgreSQL, GROUP_COMMIT=off)', {
           DATABASE_URL: url,
           GROUP_COMMIT: 'off',
         }),
@@ -1051,15 +1036,10 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
   const growthKeys = (['growth', 'growth-10m'] as const).filter(want);
   if (want('postgres') || growthKeys.length > 0 || want('image'))
     sides.push(
-      serverSide(
-        context,
-        'postgres',
-        serviceServer(context, 'service (PostgreSQL)', command, { DATABASE_URL: url }),
-        {
-          beforeSegment,
-          ...(want('postgres') ? {} : { connections: [GROWTH_CONNECTIONS] }),
-        },
-      ),
+      serverSide(context, 'postgres', serviceServer(context, 'service (PostgreSQL)', { DATABASE_URL: url }), {
+        beforeSegment,
+        ...(want('postgres') ? {} : { connections: [GROWTH_CONNECTIONS] }),
+      }),
     );
   if (want('image')) sides.push(imageSide(context, url, beforeSegment));
   const tables = growthTables(context);
@@ -1071,7 +1051,7 @@ async function runPostgresGroup(context: BenchContext): Promise<TargetRun[]> {
       serverSide(
         context,
         key,
-        serviceServer(context, `service (PostgreSQL, ${table.size} rows)`, command, {
+        serviceServer(context, `service (PostgreSQL, ${table.size} rows)`, {
           DATABASE_URL: tableUrl,
         }),
         {
