@@ -50,11 +50,14 @@ export function scopesOf(payload: JWTPayload): Set<string> {
 function describe(error: unknown): string {
   if (error instanceof errors.JWTExpired) return 'the token has expired (exp)';
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf') return 'the token is not valid yet (nbf)';
-    if (error.claim === 'iss') return 'the token was issued by another issuer (iss)';
-    if (error.claim === 'aud') return 'the token is for another audience (aud)';
-    if (error.claim === 'typ') return 'the token is not an access token (typ must be at+jwt)';
     if (error.reason === 'missing') return `the token has no ${error.claim} claim`;
+    // jose's "check_failed" is a claim compared and refused; "invalid", one that is not a NumericDate at all.
+    if (error.reason === 'check_failed') {
+      if (error.claim === 'nbf') return 'the token is not valid yet (nbf)';
+      if (error.claim === 'iss') return 'the token was issued by another issuer (iss)';
+      if (error.claim === 'aud') return 'the token is for another audience (aud)';
+      if (error.claim === 'typ') return 'the token is not an access token (typ must be at+jwt)';
+    }
     return `the token's ${error.claim} claim is not valid`;
   }
   if (error instanceof errors.JOSEAlgNotAllowed)

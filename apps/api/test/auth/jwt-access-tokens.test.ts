@@ -154,6 +154,20 @@ describe('refused tokens (401 invalid_token, naming the check)', () => {
     await expectInvalidToken(await create(await signed(es256, claims({ nbf: nowSeconds() + 600 }))), /nbf/);
   });
 
+  it('when nbf or exp is not a number, then 401 saying that claim is not valid, not that the token is not valid yet or expired', async () => {
+    const nbf = await create(await signed(es256, claims({ nbf: 'tomorrow' })));
+    await expectInvalidToken(nbf, /the token's nbf claim is not valid/);
+    const exp = await create(await signed(es256, claims({ exp: String(nowSeconds() + 300) })));
+    await expectInvalidToken(exp, /the token's exp claim is not valid/);
+  });
+
+  it('when iss or aud is missing, then 401 saying the token has no such claim, not that it names another', async () => {
+    const { iss: _iss, ...withoutIss } = claims();
+    await expectInvalidToken(await create(await signed(es256, withoutIss)), /the token has no iss claim/);
+    const { aud: _aud, ...withoutAud } = claims();
+    await expectInvalidToken(await create(await signed(es256, withoutAud)), /the token has no aud claim/);
+  });
+
   it('when the issuer or the audience is another, then 401 naming iss or aud', async () => {
     await expectInvalidToken(
       await create(await signed(es256, claims({ iss: 'https://evil.example' }))),
