@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
  * fails that request when the fetch fails. Here the keys are refreshed in the background; a token
  * with an unknown `kid` causes at most one refetch per cooldown (a key rotation is picked up at
  * once, a flood of made-up kids costs one fetch); and while the provider is unreachable the keys
- * already known keep working for a bounded time (DESIGN.md: 24 h), with a warning.
+ * already known keep working for a bounded time (DESIGN.md: 24 h), with a warning. An answer over
+ * 1 MiB is a failed fetch like any other: the keys already known stay.
  */
 export interface KeyStoreOptions {
   /** The JWKS URL, or undefined to read `jwks_uri` from the issuer's discovery document. */
@@ -51,14 +52,45 @@ export interface KeyStore {
   stop(): void;
 }
 
+/**
+ * The most of one answer of the provider (discovery, JWKS) that is read. A real key set is a few KiB;
+ * a larger answer is refused rather than held in memory and parsed on the event loop.
+ */
+export const MAX_PROVIDER_ANSWER_BYTES = 1024 * 1024;
+
+/** The body as text, read up to the cap: a declared length over it is refused before a byte is read. */
+async function textWithinCap(response: Response, url: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > MAX_PROVIDER_ANSWER_BYTES) {
+    await response.body?.cancel();
+    throw new Error(
+      `${url} declares ${declared} bytes, over the ${MAX_PROVIDER_ANSWER_BYTES} read from a provider`,
+    );
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  // Counted after decompression: a small compressed body cannot unpack past the cap either.
+  for await (const chunk of response.body ?? []) {
+    length += chunk.byteLength;
+    // Leaving the loop cancels the stream: the rest is never downloaded.
+    if (length > MAX_PROVIDER_ANSWER_BYTES)
+      throw new Error(`${url} sent more than the ${MAX_PROVIDER_ANSWER_BYTES} bytes read from a provider`);
+    chunks.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
 async function fetchJson(fetchOf: typeof globalThis.fetch, url: string, timeoutMs: number): Promise<unknown> {
   const response = await fetchOf(url, {
     signal: AbortSignal.timeout(timeoutMs),
     headers: { Accept: 'application/json' },
     redirect: 'error',
   });
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  return response.json();
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`${url} answered ${response.status}`);
+  }
+  return JSON.parse(await textWithinCap(response, url));
 }
 
 function isJwks(value: unknown): value is JSONWebKeySet {

@@ -4,7 +4,13 @@ import { decodeProtectedHeader } from 'jose';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, type KeyStore, KeysUnavailableError } from '../../src/auth/jwks-keys.ts';
-import { signingKey, startTestProvider, type TestProvider } from '../support/jwks-server.ts';
+import {
+  type OversizedAnswer,
+  signingKey,
+  startTestProvider,
+  type TestProvider,
+} from '../support/jwks-server.ts';
+import { captureLogs } from '../support/log-capture.ts';
 
 let provider: TestProvider;
 beforeAll(async () => {
@@ -18,6 +24,7 @@ const stores: KeyStore[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.stop();
   provider.setDown(false);
+  provider.oversize(undefined);
 });
 
 /** A key store over the test provider with a clock the test moves. */
@@ -110,4 +117,70 @@ describe('the key store', () => {
     expect(store.ready()).toBe(true);
     expect(store.failedFetches()).toBeGreaterThanOrEqual(1);
   });
+});
+
+describe('answers of the provider over 1 MiB (DESIGN.md: refused, the keys already known stay)', () => {
+  it.each<[string, OversizedAnswer, RegExp]>([
+    [
+      'the JWKS declares 2 MiB',
+      { document: 'jwks', framing: 'declared' },
+      /declares \d+ bytes, over the 1048576/,
+    ],
+    [
+      'the JWKS comes chunked, 2 MiB',
+      { document: 'jwks', framing: 'chunked' },
+      /sent more than the 1048576 bytes/,
+    ],
+    [
+      'the discovery document declares 2 MiB',
+      { document: 'discovery', framing: 'declared' },
+      /openid-configuration declares \d+ bytes/,
+    ],
+    [
+      'the discovery document comes chunked, 2 MiB',
+      { document: 'discovery', framing: 'chunked' },
+      /openid-configuration sent more than the 1048576 bytes/,
+    ],
+  ])(
+    'when %s, then it is refused, the keys already known stay, and the failure is warned of and counted',
+    async (_label, answer, reason) => {
+      const known = await signingKey('ES256', 'known-before');
+      provider.publish([known]);
+      const clock = { now: 20_000_000 };
+      const logs = captureLogs();
+      const store = createKeyStore({
+        issuer: provider.issuer,
+        jwksUrl: undefined,
+        logger: pino({ level: 'warn' }, logs.destination),
+        now: () => clock.now,
+        refreshEveryMs: 3_600_000,
+        unknownKidCooldownMs: 30_000,
+      });
+      stores.push(store);
+      await store.start();
+      expect(store.failedFetches()).toBe(0);
+
+      // The provider now publishes another key set, in an answer too large to read.
+      const replacement = await signingKey('ES256', 'in-the-oversized-answer');
+      provider.publish([replacement]);
+      provider.oversize(answer);
+      clock.now += 31_000;
+      // An unknown kid asks the provider again: the answer is refused, so the new key stays unknown.
+      await expect(store.getKey(await headerOf(await provider.token(replacement)))).rejects.toThrow();
+      await expect(store.getKey(await headerOf(await provider.token(known)))).resolves.toBeDefined();
+      expect(store.failedFetches()).toBe(1);
+      const warnings = logs.lines().filter((line) => line.level === 40);
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          msg: 'JWT keys could not be refreshed: the keys already known stay in use',
+          err: expect.objectContaining({ message: expect.stringMatching(reason) }),
+        }),
+      ]);
+
+      // Once the provider answers within the cap again, its keys are taken.
+      provider.oversize(undefined);
+      clock.now += 31_000;
+      await expect(store.getKey(await headerOf(await provider.token(replacement)))).resolves.toBeDefined();
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 
@@ -29,11 +29,38 @@ export interface TestProvider {
   publish(keys: readonly SigningKey[]): void;
   /** Answers 503 to everything while down. */
   setDown(down: boolean): void;
+  /** Pads one of its answers past 2 MiB, its length declared or sent chunked; undefined: answers as usual. */
+  oversize(answer: OversizedAnswer | undefined): void;
   /** How many times the JWKS was fetched. */
   jwksFetches(): number;
   /** An access token signed with `key`: iss, aud, sub, both scopes, iat, exp in 5 min, each overridden by `claims`. */
   token(key: SigningKey, claims?: JWTPayload, header?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
+}
+
+/** Which answer of the provider is padded past 2 MiB, and how its length is told. */
+export interface OversizedAnswer {
+  readonly document: 'discovery' | 'jwks';
+  readonly framing: 'declared' | 'chunked';
+}
+
+const OVERSIZED_PADDING = 'x'.repeat(2 * 1024 * 1024);
+
+/** Sends the document padded past 2 MiB (still valid JSON, still the same members): with Content-Length, or chunked. */
+function sendOversized(
+  res: ServerResponse,
+  document: Record<string, unknown>,
+  framing: 'declared' | 'chunked',
+) {
+  const body = Buffer.from(JSON.stringify({ ...document, padding: OVERSIZED_PADDING }));
+  if (framing === 'declared') {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+    res.end(body);
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  for (let start = 0; start < body.length; start += 65_536) res.write(body.subarray(start, start + 65_536));
+  res.end();
 }
 
 export const AUDIENCE = 'plant-store-tests';
@@ -42,6 +69,7 @@ const PROVIDER_HOST = '127.0.0.2';
 export async function startTestProvider(): Promise<TestProvider> {
   let keys: readonly SigningKey[] = [];
   let down = false;
+  let oversized: OversizedAnswer | undefined;
   let fetches = 0;
   let base = '';
   const server: Server = createServer((req, res) => {
@@ -49,15 +77,21 @@ export async function startTestProvider(): Promise<TestProvider> {
       res.writeHead(503).end();
       return;
     }
-    if (req.url === '/.well-known/openid-configuration') {
+    const answer = (document: 'discovery' | 'jwks', body: Record<string, unknown>) => {
+      if (oversized?.document === document) {
+        sendOversized(res, body, oversized.framing);
+        return;
+      }
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ issuer: base, jwks_uri: `${base}/jwks` }));
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/.well-known/openid-configuration') {
+      answer('discovery', { issuer: base, jwks_uri: `${base}/jwks` });
       return;
     }
     if (req.url === '/jwks') {
       fetches += 1;
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ keys: keys.map((key) => key.publicJwk) }));
+      answer('jwks', { keys: keys.map((key) => key.publicJwk) });
       return;
     }
     res.writeHead(404).end();
@@ -74,6 +108,9 @@ export async function startTestProvider(): Promise<TestProvider> {
     },
     setDown: (value) => {
       down = value;
+    },
+    oversize: (answer) => {
+      oversized = answer;
     },
     jwksFetches: () => fetches,
     token: (key, claims = {}, header = {}) => {
