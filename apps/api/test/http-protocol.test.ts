@@ -367,7 +367,8 @@ describe('paths and methods', () => {
 describe('requests Node cannot parse', () => {
   it.each([
     ['a garbage request line', 'GARBAGE\r\n\r\n', 400],
-    ['a bad HTTP version', 'GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n', 400],
+    ['a malformed HTTP version', 'GET /healthz HTTP/x.1\r\nHost: x\r\n\r\n', 400],
+    ['an HTTP version it does not speak', 'GET /healthz HTTP/9.9\r\nHost: x\r\n\r\n', 505],
     ['a space in a header name', 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n', 400],
     [
       'conflicting lengths',

@@ -144,6 +144,8 @@ const {
   WRITE_SCOPE_EXAMPLES: writeScope,
   READ_SCOPE_EXAMPLES: readScope,
   KEYS_UNAVAILABLE_EXAMPLES: keysUnavailable,
+  NOT_IMPLEMENTED_EXAMPLES: notImplemented,
+  VERSION_NOT_SUPPORTED_EXAMPLES: versionNotSupported,
 } = errorExamples;
 
 /** A request to a JWT-enabled service with a token of the provider, its claims adjusted. */
@@ -229,6 +231,22 @@ const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
   [malformed.noHost, () => raw('GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n')],
   [malformed.connect, () => raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n')],
   [
+    malformed.hostTwice,
+    () => raw('GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n'),
+  ],
+  [malformed.hostInvalid, () => raw('GET /healthz HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n')],
+  [
+    malformed.transferCodingNotLast,
+    () => raw(`POST /plants HTTP/1.1\r\nHost: x\r\n${AUTH}${JSON_TYPE}Transfer-Encoding: gzip\r\n\r\n`),
+  ],
+  [malformed.fragment, () => raw('GET /healthz#top HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')],
+  [
+    notImplemented.transferCoding,
+    () =>
+      raw(`POST /plants HTTP/1.1\r\nHost: x\r\n${AUTH}${JSON_TYPE}Transfer-Encoding: gzip, chunked\r\n\r\n`),
+  ],
+  [versionNotSupported.otherVersion, () => raw('GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n')],
+  [
     expectationFailed.otherExpectation,
     () => raw('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n'),
   ],
@@ -255,6 +273,8 @@ const COMPONENT_STATUSES: Readonly<Record<string, number>> = {
   RequestTimeout: 408,
   RequestHeaderFieldsTooLarge: 431,
   ExpectationFailed: 417,
+  NotImplemented: 501,
+  HttpVersionNotSupported: 505,
 };
 
 describe('the examples of the error responses', () => {

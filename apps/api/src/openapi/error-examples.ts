@@ -193,6 +193,38 @@ export const MALFORMED_REQUEST_EXAMPLES = {
     400,
     'CONNECT is not supported: this service is not a proxy',
   ),
+  hostTwice: example('Two Host headers', 400, 'the Host header must be sent once'),
+  hostInvalid: example(
+    'A Host that is not host[:port] (with a space, an @, or empty)',
+    400,
+    'the Host header must be a host name or address, with an optional port',
+  ),
+  transferCodingNotLast: example(
+    'Transfer-Encoding: gzip (chunked not last: where the body ends cannot be known)',
+    400,
+    'the body cannot be framed: Transfer-Encoding must end with chunked, once',
+  ),
+  fragment: example(
+    'A request target with a #fragment',
+    400,
+    'the request target must not have a fragment (#)',
+  ),
+} satisfies ErrorExamples;
+
+export const NOT_IMPLEMENTED_EXAMPLES = {
+  transferCoding: example(
+    'Transfer-Encoding: gzip, chunked (a transfer coding other than chunked alone)',
+    501,
+    'the only Transfer-Encoding supported is chunked: bodies are never decoded',
+  ),
+} satisfies ErrorExamples;
+
+export const VERSION_NOT_SUPPORTED_EXAMPLES = {
+  otherVersion: example(
+    'HTTP/2.0, HTTP/1.2 or HTTP/0.9 in the request line',
+    505,
+    'the HTTP version is not supported: only HTTP/1.0 and HTTP/1.1 are',
+  ),
 } satisfies ErrorExamples;
 
 export const EXPECTATION_FAILED_EXAMPLES = {

@@ -11,6 +11,7 @@ import {
   MALFORMED_REQUEST_EXAMPLES,
   METHOD_NOT_ALLOWED_EXAMPLES,
   NOT_FOUND_EXAMPLES,
+  NOT_IMPLEMENTED_EXAMPLES,
   NOT_READY_EXAMPLES,
   PAYLOAD_TOO_LARGE_EXAMPLES,
   PLANT_NOT_FOUND_EXAMPLES,
@@ -19,6 +20,7 @@ import {
   STORAGE_UNAVAILABLE_EXAMPLES,
   UNAUTHORIZED_EXAMPLES,
   UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
+  VERSION_NOT_SUPPORTED_EXAMPLES,
   WRITE_SCOPE_EXAMPLES,
 } from './error-examples.ts';
 import {
@@ -165,7 +167,9 @@ Beyond the operations below: an unknown path answers 404, a known path with anot
 \`Allow\`), both with the Error body and without a token. A request that the HTTP parser refuses answers 400,
 431 (headers too large) or 408 (too slow), with the Error body, and the connection is closed, after the answers
 to the requests sent before it on that connection. So does an HTTP/1.1 request without \`Host\` (400), \`CONNECT\`
-(400), and an \`Expect\` other than \`100-continue\` (417). With \`Expect: 100-continue\`, \`100 Continue\` is sent
+(400), and an \`Expect\` other than \`100-continue\` (417). HTTP/1.1 framing is read as RFC 9112 says: two \`Host\`
+headers or one that is not \`host[:port]\`, or a request target with a \`#\` fragment, 400; a transfer coding other
+than \`chunked\` alone, 501 (nothing is read or stored); an HTTP version other than 1.0 and 1.1, 505. With \`Expect: 100-continue\`, \`100 Continue\` is sent
 only once the credential, media type and declared size are accepted. A request pipelined behind an answer that
 closes the connection is not run. Every answer carries \`X-Request-Id\`.`;
 
@@ -496,8 +500,16 @@ export function buildOpenApiDocument(): OpenApiDocument {
           { Allow: { description: 'The methods of the path.', required: true, schema: { type: 'string' } } },
         ),
         MalformedRequest: errorResponse(
-          'The HTTP parser refused the request; the connection is closed.',
+          'The HTTP parser refused the request, and the connection is closed; or its head breaks RFC 9112: no `Host` in HTTP/1.1, two `Host` headers or one that is not `host[:port]`, a request target with a `#` fragment. Nothing was done.',
           MALFORMED_REQUEST_EXAMPLES,
+        ),
+        NotImplemented: errorResponse(
+          'The body comes with a transfer coding other than `chunked` alone (bodies are never decoded); nothing was read or stored, and the connection is closed.',
+          NOT_IMPLEMENTED_EXAMPLES,
+        ),
+        HttpVersionNotSupported: errorResponse(
+          'The request line names an HTTP version other than 1.0 and 1.1; nothing was done, and the connection is closed.',
+          VERSION_NOT_SUPPORTED_EXAMPLES,
         ),
         RequestTimeout: errorResponse(
           'The request took too long to arrive; the connection is closed.',

@@ -49,6 +49,8 @@ const ANY_REQUEST: Readonly<Record<number, string>> = {
   408: 'RequestTimeout',
   417: 'ExpectationFailed',
   431: 'RequestHeaderFieldsTooLarge',
+  501: 'NotImplemented',
+  505: 'HttpVersionNotSupported',
 };
 
 interface Expected {

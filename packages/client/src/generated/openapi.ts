@@ -226,7 +226,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The HTTP parser refused the request; the connection is closed. */
+        /** @description The request line names an HTTP version other than 1.0 and 1.1; nothing was done, and the connection is closed. */
+        HttpVersionNotSupported: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The HTTP parser refused the request, and the connection is closed; or its head breaks RFC 9112: no `Host` in HTTP/1.1, two `Host` headers or one that is not `host[:port]`, a request target with a `#` fragment. Nothing was done. */
         MalformedRequest: {
             headers: {
                 [name: string]: unknown;
@@ -248,6 +257,15 @@ export interface components {
         };
         /** @description Unknown path (paths match exactly). No token needed. */
         NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The body comes with a transfer coding other than `chunked` alone (bodies are never decoded); nothing was read or stored, and the connection is closed. */
+        NotImplemented: {
             headers: {
                 [name: string]: unknown;
             };

@@ -2,12 +2,20 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { VERSION_NOT_SUPPORTED } from '../middleware/request-head.ts';
 import { type Refusal, refuseAfterTurns } from './turns.ts';
 
-function statusFor(code: string | undefined): number {
-  if (code === 'HPE_HEADER_OVERFLOW') return 431;
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
-  return 400;
+/** What Node's parser says it refused: llhttp adds the reason to its errors. */
+type ParserError = NodeJS.ErrnoException & { readonly reason?: string };
+
+function refusalFor(error: ParserError): Refusal {
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, message: 'request header fields too large' };
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'request timeout' };
+  // A well-formed version llhttp does not take (HTTP/1.2, HTTP/3.0): unsupported, not malformed.
+  if (error.code === 'HPE_INVALID_VERSION' && error.reason === 'Invalid HTTP version')
+    return VERSION_NOT_SUPPORTED;
+  return { status: 400, message: 'bad request' };
 }
 
 /** A JSON Error answer written straight to the socket, then the connection closed. */
@@ -37,14 +45,14 @@ export function writeRawAnswer(socket: Duplex, refusal: Refusal, headers: Record
  * answer is written here, and the connection closed, as its framing can no longer be trusted.
  * The requests the client sent before those bytes are answered first (turns.ts).
  */
-export function answerClientError(logger: Logger): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+export function answerClientError(logger: Logger): (error: ParserError, socket: Duplex) => void {
   return (error, socket) => {
     if (error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const status = statusFor(error.code);
-    const refusal = { status, message: (STATUS_CODES[status] ?? 'bad request').toLowerCase() };
+    const refusal = refusalFor(error);
+    const { status } = refusal;
     const first = refuseAfterTurns(socket as Socket, refusal, (answeredByRequest) => {
       // A request cut off in its body answered (and logged) the refusal itself.
       if (answeredByRequest) (socket as Socket).destroySoon();
