@@ -2,11 +2,14 @@
 // bytes the parser refuses, Expect, Content-Encoding, repeated headers, no Host, CONNECT, a reader
 // that stalls. DESIGN.md, "Hostile clients": every answer is the JSON Error body, nothing is stored
 // that the client is not told about, and no client holds a connection for ever.
+import diagnostics from 'node:diagnostics_channel';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
+import type { PlantStorage } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WAITING } from '../src/http/connection/turns.ts';
 import { parseRawResponse, rawExchange } from './support/raw-http.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
@@ -592,5 +595,100 @@ describe('HTTP/1.1 framing as RFC 9112 says (issue 19, item 9)', () => {
     );
     expect(answer.status).toBe(400);
     expect(await stored(id)).toBeUndefined();
+  });
+});
+
+describe('a pipelined flood on one connection (issue 19, item 3)', () => {
+  // Node's parser reads a connection 64 KiB at a time, and parses each read whole.
+  const READ_BYTES = 64 * 1024;
+  const FLOOD = 20_000;
+  const HELD_ID = 7_999_999n;
+
+  let flood: TestServer;
+  let release: () => void = () => {};
+  let entered: Promise<void>;
+  beforeAll(async () => {
+    const inner = openMemoryPlantStorage();
+    await inner.plants.insertIfAbsent({ id: HELD_ID, name: 'held' });
+    let enter: () => void = () => {};
+    entered = new Promise((resolve) => {
+      enter = resolve;
+    });
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Reading the held plant waits until the test lets it go: every request behind it waits for its turn.
+    const held: PlantStorage = {
+      ...inner,
+      plants: {
+        ...inner.plants,
+        findById: async (id) => {
+          if (id === HELD_ID) {
+            enter();
+            await released;
+          }
+          return inner.plants.findById(id);
+        },
+      },
+    };
+    flood = await startTestServer(held);
+  });
+  afterAll(async () => {
+    release();
+    await flood?.stop();
+  });
+
+  it('when a client pipelines 20,000 requests behind one that waits and reads nothing, then the server stops reading after a bounded number, and answers every one in order once it can', async () => {
+    const client = connect(flood.port, '127.0.0.1');
+    await new Promise((resolve) => client.once('connect', resolve));
+    client.on('error', () => {});
+    // The requests Node hands over on this connection, counted as it hands them (its diagnostics channel).
+    let handedOver = 0;
+    let serverSide: Socket | undefined;
+    const onStart = (message: unknown) => {
+      const { socket } = message as { socket: Socket };
+      if (socket.remotePort !== client.localPort) return;
+      serverSide = socket;
+      handedOver += 1;
+    };
+    diagnostics.subscribe('http.server.request.start', onStart);
+    try {
+      const healthz = (index: number) =>
+        `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: flood-${String(index).padStart(5, '0')}\r\n` +
+        `${index === FLOOD ? 'Connection: close\r\n' : ''}\r\n`;
+      const requests = [
+        `GET /plants/${HELD_ID} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nX-Request-Id: flood-held\r\n\r\n`,
+        ...Array.from({ length: FLOOD }, (_, index) => healthz(index + 1)),
+      ];
+      const chunks: Buffer[] = [];
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      client.write(requests.join(''));
+      await entered;
+
+      // Whatever it read before pausing is parsed in the same turn of the event loop as the pause.
+      const deadline = Date.now() + BOUND_MS;
+      while (!serverSide?.isPaused() && handedOver <= FLOOD && Date.now() < deadline) await sleep(10);
+      const bound = MAX_WAITING + 1 + Math.ceil(READ_BYTES / Buffer.byteLength(healthz(1))) + 1;
+      expect(handedOver).toBeGreaterThan(MAX_WAITING);
+      expect(handedOver).toBeLessThanOrEqual(bound);
+      expect(serverSide?.isPaused()).toBe(true);
+
+      client.on('data', (chunk: Buffer) => chunks.push(chunk));
+      release();
+      await closed;
+      const answers = answersIn(Buffer.concat(chunks));
+      expect(answers).toHaveLength(FLOOD + 1);
+      expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+      const ids = answers.map((answer) => /\r\nX-Request-Id: (\S+)/i.exec(answer.head)?.[1]);
+      expect(ids).toEqual([
+        'flood-held',
+        ...Array.from({ length: FLOOD }, (_, index) => /flood-(\S+)/.exec(healthz(index + 1))?.[0]),
+      ]);
+      expect(answers[0]?.body).toEqual({ name: 'held' });
+      expect(handedOver).toBe(FLOOD + 1);
+    } finally {
+      diagnostics.unsubscribe('http.server.request.start', onStart);
+      client.destroy();
+    }
   });
 });

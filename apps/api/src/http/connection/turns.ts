@@ -15,7 +15,18 @@ import type { Socket } from 'node:net';
  * has been answered, and not at all when the connection is closing by then, or once the parser
  * refused what followed. A refusal is answered after every request started before it.
  * One request per connection at a time costs nothing to a client that does not pipeline.
+ *
+ * Requests waiting for their turn have written nothing, so Node's own brake (it stops reading a
+ * connection whose answers pile up unsent) never comes on: a client pipelining requests it never reads
+ * the answers of would have them all parsed and queued here. So a connection is not read further while
+ * MAX_WAITING of its requests wait, and again once half of them have had their turn. What is already
+ * read is parsed whole: Node's parser takes one read (up to 64 KiB) at a time, and the pause comes
+ * into effect after it. A connection thus holds at most MAX_WAITING requests, plus those one read
+ * holds (about 3,600 of the smallest possible, 18 bytes each), whatever the client sends.
  */
+
+/** How many requests of one connection may wait for their turn before it is not read further. */
+export const MAX_WAITING = 32;
 
 /** What the parser refused on a connection, as the answer it gets. */
 export interface Refusal {
@@ -33,6 +44,8 @@ interface Connection {
   refusal: Refusal | undefined;
   /** The running request while it reads its body: told when the rest can never come. */
   bodyReader: { readonly req: IncomingMessage; readonly onRefused: (refusal: Refusal) => void } | undefined;
+  /** Reading was stopped here because too many requests wait (undefined: never; false: resumed since). */
+  stopped: boolean | undefined;
 }
 
 const connections = new WeakMap<Socket, Connection>();
@@ -46,6 +59,7 @@ function connectionOf(socket: Socket): Connection {
       onIdle: [],
       refusal: undefined,
       bodyReader: undefined,
+      stopped: undefined,
     };
     // Whatever still waits when the connection closes is given up (each waiting turn then ends).
     socket.once('close', () => {
@@ -55,6 +69,27 @@ function connectionOf(socket: Socket): Connection {
     connection = created;
   }
   return connection;
+}
+
+/**
+ * Stops reading the connection until resumeReading. Node resumes a socket itself (after each request
+ * parsed, when its own answers drain, when a body is read), each time through `resume()`: whichever
+ * resumes it while requests wait here, it is paused again before anything is read.
+ */
+function stopReading(socket: Socket, connection: Connection): void {
+  if (connection.stopped === undefined) {
+    socket.on('resume', () => {
+      if (connection.stopped) socket.pause();
+    });
+  }
+  connection.stopped = true;
+  socket.pause();
+}
+
+/** Reads the connection again, unless Node holds it paused for answers that have not drained. */
+function resumeReading(socket: Socket, connection: Connection): void {
+  connection.stopped = false;
+  socket.resume();
 }
 
 function isClosing(socket: Socket, connection: Connection): boolean {
@@ -73,6 +108,8 @@ export function inConnectionTurns(listener: RequestListener): RequestListener {
       ended = true;
       connection.inFlight -= 1;
       const next = connection.waiting.shift();
+      if (connection.stopped && connection.waiting.length <= MAX_WAITING / 2 && !socket.destroyed)
+        resumeReading(socket, connection);
       if (next !== undefined) next();
       else if (connection.inFlight === 0) for (const idle of connection.onIdle.splice(0)) idle();
     };
@@ -86,7 +123,8 @@ export function inConnectionTurns(listener: RequestListener): RequestListener {
       else listener(req, res);
     };
     if (connection.inFlight === 1) take();
-    else connection.waiting.push(take);
+    else if (connection.waiting.push(take) >= MAX_WAITING && !connection.stopped)
+      stopReading(socket, connection);
   };
 }
 
