@@ -458,14 +458,16 @@ describe('HTTP/1.1 framing as RFC 9112 says (issue 19, item 9)', () => {
     const json = JSON.stringify({ id, name: 'coded' });
     return `${json.length.toString(16)}\r\n${json}\r\n0\r\n\r\n`;
   };
-  const withCodings = (id: number, codings: readonly string[], version = '1.1') =>
-    [
+  const withCodings = (id: number, codings: readonly string[], version = '1.1') => {
+    const head = [
       `POST /plants HTTP/${version}`,
       'Host: 127.0.0.1',
       `Authorization: Bearer ${TOKEN}`,
       'Content-Type: application/json',
       ...codings.map((coding) => `Transfer-Encoding: ${coding}`),
-    ].join('\r\n') + `\r\n\r\n${chunkedPlant(id)}`;
+    ];
+    return `${head.join('\r\n')}\r\n\r\n${chunkedPlant(id)}`;
+  };
 
   it.each([
     ['gzip, chunked', ['gzip, chunked']],
