@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
+      maxConnections: 'auto',
       sendTimeoutMs: 60_000,
       jwtIssuer: undefined,
       jwtAudience: undefined,
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
       KEEP_ALIVE_TIMEOUT_MS: '1000',
+      MAX_CONNECTIONS: '5000',
       SEND_TIMEOUT_MS: '2000',
       GROUP_COMMIT: 'OFF',
       DATABASE_PREPARED_STATEMENTS: 'off',
@@ -105,6 +107,7 @@ describe('loadConfig', () => {
       headersTimeoutMs: 2000,
       requestTimeoutMs: 4000,
       keepAliveTimeoutMs: 1000,
+      maxConnections: 5000,
       sendTimeoutMs: 2000,
       jwtIssuer: 'https://id.example.com/realms/plants',
       jwtAudience: 'plant-store',
@@ -250,6 +253,23 @@ describe('loadConfig', () => {
     it.each(['soon', '-5', '600001'])('when SHUTDOWN_TIMEOUT_MS is %s, then it is refused', (timeout) => {
       expect(problemsOf({ SHUTDOWN_TIMEOUT_MS: timeout })).toEqual([
         expect.stringMatching(/^SHUTDOWN_TIMEOUT_MS must be/),
+      ]);
+    });
+  });
+
+  describe('MAX_CONNECTIONS', () => {
+    it.each([
+      ['auto', 'auto'],
+      ['AUTO', 'auto'],
+      ['1', 1],
+      ['20000', 20_000],
+    ] as const)('when it is %s, then it is %s', (written, value) => {
+      expect(loadConfig({ MAX_CONNECTIONS: written }).maxConnections).toBe(value);
+    });
+
+    it.each(['0', '-1', 'none', '1.5', '10000001'])('when it is %s, then it is refused', (written) => {
+      expect(problemsOf({ MAX_CONNECTIONS: written })).toEqual([
+        `MAX_CONNECTIONS must be auto or a whole number from 1 to 10000000, not "${written}"`,
       ]);
     });
   });

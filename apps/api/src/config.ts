@@ -5,6 +5,7 @@ import { tokenList } from './config/bearer-tokens.ts';
 import { setting } from './config/setting.ts';
 import { tokensFile } from './config/tokens-file.ts';
 import {
+  autoOrWholeNumber,
   databaseUrl,
   httpUrl,
   jwtAlgorithms,
@@ -53,6 +54,8 @@ export const SETTINGS = {
   headersTimeoutMs: setting('HEADERS_TIMEOUT_MS', wholeNumber(100, 600_000), '10000'),
   requestTimeoutMs: setting('REQUEST_TIMEOUT_MS', wholeNumber(100, 3_600_000), '30000'),
   keepAliveTimeoutMs: setting('KEEP_ALIVE_TIMEOUT_MS', wholeNumber(100, 600_000), '5000'),
+  /** Open connections at most; `auto`: the open files limit less what the process needs besides (connection-limit.ts). */
+  maxConnections: setting('MAX_CONNECTIONS', autoOrWholeNumber(1, 10_000_000), 'auto'),
   /** How long a client may take to read an answer once it is written: a reader that stalls is cut off. */
   sendTimeoutMs: setting('SEND_TIMEOUT_MS', wholeNumber(100, 3_600_000), '60000'),
   /** JWT access tokens (DESIGN.md): the issuer turns them on; the audience is required with it. */

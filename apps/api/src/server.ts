@@ -10,6 +10,12 @@ import { createJwtVerifier } from './auth/jwt-verifier.ts';
 import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
 import { answerClientError, writeRawAnswer } from './http/connection/client-error.ts';
+import {
+  capConnections,
+  connectionCap,
+  openFilesLimit,
+  RESERVED_DESCRIPTORS,
+} from './http/connection/connection-limit.ts';
 import { watchSendDeadline } from './http/connection/send-deadline.ts';
 import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -136,6 +142,19 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   server.on('checkContinue', handle);
   server.on('checkExpectation', handle);
   server.on('clientError', answerClientError(logger));
+  const openFiles = openFilesLimit();
+  const maxConnections = connectionCap(config.maxConnections, openFiles);
+  capConnections(server, maxConnections, logger);
+  if (
+    maxConnections !== undefined &&
+    openFiles !== undefined &&
+    maxConnections > openFiles - RESERVED_DESCRIPTORS
+  ) {
+    logger.warn(
+      { maxConnections, openFilesLimit: openFiles },
+      'MAX_CONNECTIONS leaves too few of the open files limit to the database and files: once connections use them up, requests answer 503',
+    );
+  }
   const stopWatchingSends = watchSendDeadline(server, config.sendTimeoutMs, logger);
   // CONNECT asks for a tunnel: Node would close the connection without a word.
   server.on('connect', (_req, socket) => {
@@ -159,7 +178,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const { port } = server.address() as AddressInfo;
   const url = urlOf(config.host, port);
-  logger.info({ url, storage: config.database.kind }, 'listening');
+  logger.info({ url, storage: config.database.kind, maxConnections, openFilesLimit: openFiles }, 'listening');
 
   const shutDown = async (): Promise<void> => {
     shuttingDown = true;

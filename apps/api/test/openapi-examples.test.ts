@@ -46,8 +46,10 @@ function failingStorage(failure: () => Error): PlantStorage {
   };
 }
 
-const servers: Record<'plain' | 'crashing' | 'unreachable' | 'impatient' | 'jwt' | 'keyless', TestServer> =
-  {} as never;
+const servers: Record<
+  'plain' | 'crashing' | 'unreachable' | 'outOfDescriptors' | 'impatient' | 'jwt' | 'keyless',
+  TestServer
+> = {} as never;
 let stopping: { url: string; close(): Promise<void> };
 // Identity providers of the tests' own: one that answers, one that never does.
 let provider: TestProvider;
@@ -61,6 +63,16 @@ beforeAll(async () => {
   );
   servers.unreachable = await startTestServer(
     failingStorage(() => new StorageUnavailableError('connect ECONNREFUSED 127.0.0.1:5432')),
+  );
+  // What a connection to the database fails with once the process has no descriptor left (test/faults/out-of-descriptors.test.ts
+  // runs the service out of them for real).
+  servers.outOfDescriptors = await startTestServer(
+    failingStorage(() =>
+      Object.assign(new Error('connect EMFILE 127.0.0.1:5432 - Local (undefined:undefined)'), {
+        code: 'EMFILE',
+        syscall: 'connect',
+      }),
+    ),
   );
   servers.impatient = await startTestServer(openMemoryPlantStorage(), {
     HEADERS_TIMEOUT_MS: '100',
@@ -146,6 +158,7 @@ const {
   KEYS_UNAVAILABLE_EXAMPLES: keysUnavailable,
   NOT_IMPLEMENTED_EXAMPLES: notImplemented,
   VERSION_NOT_SUPPORTED_EXAMPLES: versionNotSupported,
+  SERVICE_UNAVAILABLE_EXAMPLES: serviceUnavailable,
 } = errorExamples;
 
 /** A request to a JWT-enabled service with a token of the provider, its claims adjusted. */
@@ -219,6 +232,10 @@ const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
   [mediaType.encoded, () => post('{"id":7,"name":"Monstera"}', { 'Content-Encoding': 'gzip' })],
   [internal.fault, () => post('{"id":7,"name":"Monstera"}', {}, servers.crashing)],
   [storageUnavailable.unavailable, () => post('{"id":7,"name":"Monstera"}', {}, servers.unreachable)],
+  [
+    serviceUnavailable.outOfDescriptors,
+    () => post('{"id":7,"name":"Monstera"}', {}, servers.outOfDescriptors),
+  ],
   [notReady.unavailable, () => fetch(`${servers.unreachable.url}/readyz`).then(answerOf)],
   [notReady.notReady, () => fetch(`${servers.crashing.url}/readyz`).then(answerOf)],
   [notReady.stopping, () => fetch(`${stopping.url}/readyz`).then(answerOf)],
@@ -274,6 +291,7 @@ const COMPONENT_STATUSES: Readonly<Record<string, number>> = {
   RequestHeaderFieldsTooLarge: 431,
   ExpectationFailed: 417,
   NotImplemented: 501,
+  ServiceUnavailable: 503,
   HttpVersionNotSupported: 505,
 };
 

@@ -20,6 +20,20 @@ export function wholeNumber(min: number, max: number): SettingValue<number> {
   );
 }
 
+/** `auto` (in any case), or a whole number from min to max. */
+export function autoOrWholeNumber(min: number, max: number): SettingValue<number | 'auto'> {
+  return v.pipe(
+    v.string(),
+    v.check(
+      (written) =>
+        /^auto$/i.test(written) ||
+        (/^[0-9]+$/.test(written) && Number(written) >= min && Number(written) <= max),
+      (issue) => `must be auto or a whole number from ${min} to ${max}, not "${issue.input}"`,
+    ),
+    v.transform((written) => (/^auto$/i.test(written) ? 'auto' : Number(written))),
+  );
+}
+
 /** `on` or `off`, in any case. */
 export const onOff: SettingValue<boolean> = v.pipe(
   v.string(),

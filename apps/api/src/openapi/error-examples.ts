@@ -211,6 +211,14 @@ export const MALFORMED_REQUEST_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
+export const SERVICE_UNAVAILABLE_EXAMPLES = {
+  outOfDescriptors: example(
+    'The process is out of file descriptors (EMFILE): a file or a connection could not be opened',
+    503,
+    'the service is unavailable, try again later',
+  ),
+} satisfies ErrorExamples;
+
 export const NOT_IMPLEMENTED_EXAMPLES = {
   transferCoding: example(
     'Transfer-Encoding: gzip, chunked (a transfer coding other than chunked alone)',

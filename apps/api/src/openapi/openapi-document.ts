@@ -17,6 +17,7 @@ import {
   PLANT_NOT_FOUND_EXAMPLES,
   READ_SCOPE_EXAMPLES,
   REQUEST_TIMEOUT_EXAMPLES,
+  SERVICE_UNAVAILABLE_EXAMPLES,
   STORAGE_UNAVAILABLE_EXAMPLES,
   UNAUTHORIZED_EXAMPLES,
   UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
@@ -169,7 +170,8 @@ Beyond the operations below: an unknown path answers 404, a known path with anot
 to the requests sent before it on that connection. So does an HTTP/1.1 request without \`Host\` (400), \`CONNECT\`
 (400), and an \`Expect\` other than \`100-continue\` (417). HTTP/1.1 framing is read as RFC 9112 says: two \`Host\`
 headers or one that is not \`host[:port]\`, or a request target with a \`#\` fragment, 400; a transfer coding other
-than \`chunked\` alone, 501 (nothing is read or stored); an HTTP version other than 1.0 and 1.1, 505. With \`Expect: 100-continue\`, \`100 Continue\` is sent
+than \`chunked\` alone, 501 (nothing is read or stored); an HTTP version other than 1.0 and 1.1, 505. While the
+service is out of file descriptors, a request that needs one answers 503 with \`Retry-After\`. With \`Expect: 100-continue\`, \`100 Continue\` is sent
 only once the credential, media type and declared size are accepted. A request pipelined behind an answer that
 closes the connection is not run. Every answer carries \`X-Request-Id\`.`;
 
@@ -506,6 +508,11 @@ export function buildOpenApiDocument(): OpenApiDocument {
         NotImplemented: errorResponse(
           'The body comes with a transfer coding other than `chunked` alone (bodies are never decoded); nothing was read or stored, and the connection is closed.',
           NOT_IMPLEMENTED_EXAMPLES,
+        ),
+        ServiceUnavailable: errorResponse(
+          'The service is out of file descriptors for the moment (too many open connections or files): nothing was done. Retry later.',
+          SERVICE_UNAVAILABLE_EXAMPLES,
+          { 'Retry-After': ref('headers', 'Retry-After') },
         ),
         HttpVersionNotSupported: errorResponse(
           'The request line names an HTTP version other than 1.0 and 1.1; nothing was done, and the connection is closed.',

@@ -50,6 +50,7 @@ const ANY_REQUEST: Readonly<Record<number, string>> = {
   417: 'ExpectationFailed',
   431: 'RequestHeaderFieldsTooLarge',
   501: 'NotImplemented',
+  503: 'ServiceUnavailable',
   505: 'HttpVersionNotSupported',
 };
 

@@ -32,11 +32,19 @@ export interface RunOptions {
    * node); `stalled`: a pipe nobody reads, which fills up and stays full. Not `read`: stdout() is empty.
    */
   readonly stdout?: StdoutState;
+  /** A command the run is started through, with its arguments (e.g. `prlimit --nofile=256:256`). */
+  readonly through?: readonly string[];
 }
 
 /** Runs the service's entry point as `node <source condition> src/main.ts` with exactly this environment. */
 export function runMain(env: NodeJS.ProcessEnv, options: RunOptions = {}): Run {
-  const node = [process.execPath, ...NODE_FLAGS, ...(options.nodeArgs ?? []), MAIN];
+  const node = [
+    ...(options.through ?? []),
+    process.execPath,
+    ...NODE_FLAGS,
+    ...(options.nodeArgs ?? []),
+    MAIN,
+  ];
   const state = options.stdout ?? 'read';
   const child =
     state === 'closed'

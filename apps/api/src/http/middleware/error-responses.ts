@@ -24,6 +24,22 @@ interface Failure {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+const OUT_OF_DESCRIPTORS = new Set(['EMFILE', 'ENFILE']);
+
+/**
+ * Whether the process (EMFILE) or the system (ENFILE) is out of file descriptors, for this error or one
+ * it wraps: opening a file or a connection failed, not the request. A passing state, as an outage is.
+ */
+function isOutOfDescriptors(error: unknown): boolean {
+  let cause = error;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth += 1) {
+    const { code } = cause as NodeJS.ErrnoException;
+    if (code !== undefined && OUT_OF_DESCRIPTORS.has(code)) return true;
+    cause = cause.cause;
+  }
+  return false;
+}
+
 /** The answer to a thrown error; the only place where errors become status codes. */
 function toFailure(error: unknown): Failure {
   if (error instanceof HttpError)
@@ -36,6 +52,13 @@ function toFailure(error: unknown): Failure {
     return {
       status: 503,
       message: 'storage is unavailable, try again later',
+      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+    };
+  }
+  if (isOutOfDescriptors(error)) {
+    return {
+      status: 503,
+      message: 'the service is unavailable, try again later',
       headers: { 'Retry-After': RETRY_AFTER_SECONDS },
     };
   }
