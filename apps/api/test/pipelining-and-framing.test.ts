@@ -693,4 +693,40 @@ describe('a pipelined flood on one connection (issue 19, item 3)', () => {
       client.destroy();
     }
   });
+
+  it('when answers pile up unread as well (Node stops reading too), then once the client reads, every answer arrives, in order', async () => {
+    // 1,000 answers of the 60 KB document: far more than the sockets' buffers hold, so both brakes come on.
+    const COUNT = 1_000;
+    const client = connect(flood.port, '127.0.0.1');
+    await new Promise((resolve) => client.once('connect', resolve));
+    client.on('error', () => {});
+    let serverSide: Socket | undefined;
+    const onStart = (message: unknown) => {
+      const { socket } = message as { socket: Socket };
+      if (socket.remotePort === client.localPort) serverSide = socket;
+    };
+    diagnostics.subscribe('http.server.request.start', onStart);
+    try {
+      const request = (index: number) =>
+        `GET /openapi.json HTTP/1.1\r\nHost: x\r\nX-Request-Id: document-${index}\r\n` +
+        `${index === COUNT ? 'Connection: close\r\n' : ''}\r\n`;
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      client.write(Array.from({ length: COUNT }, (_, index) => request(index + 1)).join(''));
+      const deadline = Date.now() + BOUND_MS;
+      while (!serverSide?.isPaused() && Date.now() < deadline) await sleep(10);
+      expect(serverSide?.isPaused()).toBe(true);
+
+      const chunks: Buffer[] = [];
+      client.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await closed;
+      const answers = answersIn(Buffer.concat(chunks));
+      expect(answers.map((answer) => /\r\nX-Request-Id: (\S+)/i.exec(answer.head)?.[1])).toEqual(
+        Array.from({ length: COUNT }, (_, index) => `document-${index + 1}`),
+      );
+      expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+    } finally {
+      diagnostics.unsubscribe('http.server.request.start', onStart);
+      client.destroy();
+    }
+  });
 });
