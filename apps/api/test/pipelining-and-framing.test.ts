@@ -8,9 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import type { PlantStorage } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WAITING } from '../src/http/connection/turns.ts';
 import { parseRawResponse, rawExchange } from './support/raw-http.ts';
+import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
 const REQUEST_TIMEOUT_MS = 1_000;
@@ -81,9 +82,9 @@ function answersIn(bytes: Buffer): Answer[] {
 }
 
 /** Sends the bytes on a fresh connection, half-open, and collects everything until the server closes it. */
-function exchange(data: string | Buffer, { endWrite = false } = {}): Promise<Answer[]> {
+function exchange(data: string | Buffer, { endWrite = false, port = server.port } = {}): Promise<Answer[]> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
+    const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -728,5 +729,25 @@ describe('a pipelined flood on one connection (issue 19, item 3)', () => {
       diagnostics.unsubscribe('http.server.request.start', onStart);
       client.destroy();
     }
+  });
+});
+
+describe('thousands of requests given up at once (issue 19, item 3)', () => {
+  afterEach(killLeftoverRuns);
+
+  it('when thousands of requests are pipelined behind one answered with Connection: close, then the service gives them up without exhausting its stack, and goes on serving', async () => {
+    // A fresh process, as a client finds it: its code not yet optimised, each call takes the most stack.
+    const run = runMain({ PATH: process.env.PATH, PORT: '0', DATABASE_URL: 'memory:', API_TOKENS: TOKEN });
+    const port = Number(new URL(await listeningUrl(run)).port);
+    // 501 closes the connection; the smallest requests there are follow it, one read of the parser full.
+    const answers = await exchange(
+      'POST /plants HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n' +
+        'GET / HTTP/1.1\r\n\r\n'.repeat(4_000),
+      { port },
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([501]);
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect(run.child.exitCode).toBeNull();
+    expect(run.stderr()).toBe('');
   });
 });

@@ -46,6 +46,8 @@ interface Connection {
   bodyReader: { readonly req: IncomingMessage; readonly onRefused: (refusal: Refusal) => void } | undefined;
   /** Reading was stopped here because too many requests wait (undefined: never; false: resumed since). */
   stopped: boolean | undefined;
+  /** handOver is starting the next request: a turn that ends meanwhile leaves the next to it. */
+  handingOver: boolean;
 }
 
 const connections = new WeakMap<Socket, Connection>();
@@ -60,6 +62,7 @@ function connectionOf(socket: Socket): Connection {
       refusal: undefined,
       bodyReader: undefined,
       stopped: undefined,
+      handingOver: false,
     };
     // Whatever still waits when the connection closes is given up (each waiting turn then ends).
     socket.once('close', () => {
@@ -92,6 +95,25 @@ function resumeReading(socket: Socket, connection: Connection): void {
   socket.resume();
 }
 
+/**
+ * Once no request runs on the connection, starts the next one waiting. A turn given up (the connection
+ * is closing) ends at once and the next is taken here, in a loop: a recursion as deep as the queue
+ * would exhaust the stack when thousands wait behind an answer that closes the connection.
+ */
+function handOver(socket: Socket, connection: Connection): void {
+  if (connection.handingOver) return;
+  connection.handingOver = true;
+  while (connection.inFlight === connection.waiting.length) {
+    const next = connection.waiting.shift();
+    if (next === undefined) break;
+    if (connection.stopped && connection.waiting.length <= MAX_WAITING / 2 && !socket.destroyed)
+      resumeReading(socket, connection);
+    next();
+  }
+  connection.handingOver = false;
+  if (connection.inFlight === 0) for (const idle of connection.onIdle.splice(0)) idle();
+}
+
 function isClosing(socket: Socket, connection: Connection): boolean {
   return connection.refusal !== undefined || socket.destroyed || socket.writableEnded;
 }
@@ -107,11 +129,7 @@ export function inConnectionTurns(listener: RequestListener): RequestListener {
       if (ended) return;
       ended = true;
       connection.inFlight -= 1;
-      const next = connection.waiting.shift();
-      if (connection.stopped && connection.waiting.length <= MAX_WAITING / 2 && !socket.destroyed)
-        resumeReading(socket, connection);
-      if (next !== undefined) next();
-      else if (connection.inFlight === 0) for (const idle of connection.onIdle.splice(0)) idle();
+      handOver(socket, connection);
     };
     // 'close' comes once the answer is sent, or the connection is gone.
     res.once('close', end);
