@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { newSecret, startTestReceiver, type TestReceiver } from '@plant-store/test-support';
+import { eventually, newSecret, startTestReceiver, type TestReceiver } from '@plant-store/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptDelivery, parseRetryAfter } from './attempt.ts';
 import { parseWebhookSecrets } from './secrets.ts';
@@ -129,6 +129,31 @@ describe('attemptDelivery', () => {
     );
     expect(outcome).toStrictEqual({ kind: 'failed', reason: 'no answer in time' });
     expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('when the signal aborts while the receiver has not answered, then the request is cut off and the attempt is abandoned', async () => {
+    receiver = await startTestReceiver([secret]);
+    let cutOff = false;
+    receiver.answer = (_request, response) => void response.once('close', () => (cutOff = true));
+    const stopping = new AbortController();
+    const outcome = attemptDelivery(
+      { url: receiver.url, eventId: 'e', body },
+      { keys, timeoutMs: 600_000, signal: stopping.signal },
+    );
+    await eventually(() => receiver?.received.length === 1, 'the request reached the receiver');
+    stopping.abort();
+    await expect(outcome).resolves.toStrictEqual({ kind: 'abandoned' });
+    await eventually(() => cutOff, 'the receiver saw the connection close');
+  });
+
+  it('when the signal is already aborted, then nothing is sent', async () => {
+    const { url, received } = await receiverAnswering(200);
+    const outcome = await attemptDelivery(
+      { url, eventId: 'e', body },
+      { keys, timeoutMs: 5_000, signal: AbortSignal.abort() },
+    );
+    expect(outcome).toStrictEqual({ kind: 'abandoned' });
+    expect(received).toHaveLength(0);
   });
 
   it('when nothing listens, then the attempt fails naming the refusal', async () => {

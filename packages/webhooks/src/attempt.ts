@@ -21,7 +21,9 @@ export type AttemptOutcome =
       readonly status?: number;
       /** From a Retry-After header on 429 or 503. */
       readonly retryAfterMs?: number;
-    };
+    }
+  /** Given up by us (the service is stopping), not by the receiver: the attempt is to be made again. */
+  | { readonly kind: 'abandoned' };
 
 export interface AttemptOptions {
   readonly keys: readonly Buffer[];
@@ -29,6 +31,8 @@ export interface AttemptOptions {
   readonly timeoutMs: number;
   /** Seconds since the epoch, for `webhook-timestamp`. */
   readonly now?: () => number;
+  /** Aborted: the request is destroyed at once, and the outcome is `abandoned`. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Retry-After: delay-seconds or an HTTP-date (RFC 9110), in ms from now; undefined when unreadable. */
@@ -53,6 +57,10 @@ class AttemptTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 
+class AttemptAbandonedError extends Error {
+  override readonly name = 'AbortError';
+}
+
 function describe(error: unknown): string {
   if (error instanceof AttemptTimeoutError) return 'no answer in time';
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -69,26 +77,45 @@ interface Answer {
  * One POST through node:http(s) with keep-alive: it never follows a redirect, and it costs a
  * fraction of fetch's CPU per request (a delivery is made for every plant created). The deadline
  * covers the whole attempt, the answer's body included: read to its end, so the connection is kept.
+ * At the deadline or an abort it settles at once and destroys the request, whatever state it is in.
  */
-function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new AttemptAbandonedError());
+      return;
+    }
     const transport = url.protocol === 'https:' ? https : http;
     const request = transport.request(url, {
       method: 'POST',
       agent: agents[url.protocol as 'http:' | 'https:'],
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     });
-    const timer = setTimeout(() => request.destroy(new AttemptTimeoutError()), timeoutMs);
-    request.on('error', (error) => {
+    const settled = (): void => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abandon);
+    };
+    const fail = (error: Error): void => {
+      settled();
       reject(error);
-    });
+      request.destroy(error);
+    };
+    const abandon = (): void => fail(new AttemptAbandonedError());
+    const timer = setTimeout(() => fail(new AttemptTimeoutError()), timeoutMs);
+    signal?.addEventListener('abort', abandon, { once: true });
+    request.on('error', fail);
     request.on('response', (response) => {
       const retryAfter = response.headers['retry-after'];
-      response.on('error', () => {});
+      response.on('error', fail);
       response.resume();
       response.on('end', () => {
-        clearTimeout(timer);
+        settled();
         resolve({
           status: response.statusCode ?? 0,
           retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
@@ -117,6 +144,7 @@ export async function attemptDelivery(delivery: Delivery, options: AttemptOption
       },
       delivery.body,
       options.timeoutMs,
+      options.signal,
     );
     if (status >= 200 && status < 300) return { kind: 'delivered', status };
     if (status === 410) return { kind: 'gone', status };
@@ -125,6 +153,7 @@ export async function attemptDelivery(delivery: Delivery, options: AttemptOption
       ? { kind: 'failed', status, reason: `answered ${status}` }
       : { kind: 'failed', status, reason: `answered ${status}`, retryAfterMs };
   } catch (error) {
+    if (error instanceof AttemptAbandonedError) return { kind: 'abandoned' };
     return { kind: 'failed', reason: describe(error) };
   }
 }

@@ -31,13 +31,17 @@ export interface WebhookObserver {
   gone(job: DeliveryJob): void;
   /** The last attempt failed: the event is kept as dead for this URL, for an operator to redeliver. */
   dead(job: DeliveryJob): void;
+  /** The service stopped while the attempt was under way: it stays queued, to be made again. */
+  abandoned(job: DeliveryJob): void;
 }
 
 /** What is left to do after an attempt. */
 export type NextStep =
   | { readonly kind: 'done' }
   | { readonly kind: 'retry'; readonly job: DeliveryJob; readonly delayMs: number }
-  | { readonly kind: 'dead'; readonly job: DeliveryJob };
+  | { readonly kind: 'dead'; readonly job: DeliveryJob }
+  /** Stopped before the receiver answered: the same attempt is to be made again. */
+  | { readonly kind: 'abandoned'; readonly job: DeliveryJob };
 
 // JSON.rawJSON (Node 21+) writes text into JSON.stringify's output as it is; not yet in TypeScript's lib.
 const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
@@ -82,18 +86,22 @@ export function nextStep(
       }
       return { kind: 'retry', job: { ...job, attempt: job.attempt + 1 }, delayMs };
     }
+    case 'abandoned':
+      observer.abandoned(job);
+      return { kind: 'abandoned', job };
   }
 }
 
-/** Makes one attempt and decides what follows. */
+/** Makes one attempt and decides what follows; `signal` abandons it (the dispatcher is stopping). */
 export async function attemptJob(
   config: WebhookConfig,
   job: DeliveryJob,
   observer: WebhookObserver,
+  signal?: AbortSignal,
 ): Promise<NextStep> {
   const outcome = await attemptDelivery(
     { url: job.url, eventId: job.eventId, body: job.body },
-    { keys: config.keys, timeoutMs: config.timeoutMs },
+    { keys: config.keys, timeoutMs: config.timeoutMs, signal },
   );
   return nextStep(config, job, outcome, observer);
 }
@@ -113,6 +121,9 @@ export interface WebhookDispatcher {
   backlog(): Promise<WebhookBacklog>;
   /** Puts every dead delivery back in the queue with a fresh schedule; resolves with how many. */
   redeliverDead(): Promise<number>;
-  /** Stops taking work, lets attempts under way finish (each within the timeout), then resolves. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking work and gives attempts under way `graceMs` (default 0) to finish; those still
+   * running then are abandoned, their requests destroyed, and stay queued for a later try.
+   */
+  stop(graceMs?: number): Promise<void>;
 }

@@ -27,14 +27,17 @@ export function startMemoryDispatcher(
   const inFlight = new Set<Promise<void>>();
   let dead: DeliveryJob[] = [];
   let stopped = false;
+  const stopping = new AbortController();
 
   const pump = (): void => {
     while (!stopped && inFlight.size < MAX_IN_FLIGHT && ready.length > 0) {
       const key = ready.shift() as symbol;
       const entry = waiting.get(key);
       if (!entry) continue;
-      const attempt = attemptJob(config, entry.job, observer)
+      const attempt = attemptJob(config, entry.job, observer, stopping.signal)
         .then((step) => {
+          // Abandoned at stop: still waiting, as the events are, until the process ends.
+          if (step.kind === 'abandoned') return;
           waiting.delete(key);
           if (step.kind === 'retry') schedule(step.job, step.delayMs);
           if (step.kind === 'dead') dead.push(step.job);
@@ -52,6 +55,8 @@ export function startMemoryDispatcher(
     const key = Symbol(job.eventId);
     const entry: { job: DeliveryJob; timer: NodeJS.Timeout | undefined } = { job, timer: undefined };
     waiting.set(key, entry);
+    // Stopped: it waits with the rest, and no timer keeps the process alive for it.
+    if (stopped) return;
     if (delayMs <= 0) {
       ready.push(key);
       pump();
@@ -89,11 +94,14 @@ export function startMemoryDispatcher(
       for (const job of again) schedule(job, 0);
       return again.length;
     },
-    async stop() {
+    async stop(graceMs = 0) {
       stopped = true;
+      const deadline = setTimeout(() => stopping.abort(), graceMs);
       await relay.stop();
       for (const entry of waiting.values()) clearTimeout(entry.timer);
+      // Attempts end by themselves or, abandoned at the deadline, at once.
       await Promise.all(inFlight);
+      clearTimeout(deadline);
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   fromKysely,
   fromPglite,
   type JobInsert,
+  type JobResult,
   type KyselyTransactionLike,
   PgBoss,
 } from 'pg-boss';
@@ -27,6 +28,8 @@ export const DEAD_QUEUE = 'plant-webhook-dead';
 /** Jobs fetched at once; their attempts run concurrently. */
 const BATCH_SIZE = 50;
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
+/** How long past stop's grace pg-boss waits for a handler before it fails the handler's jobs itself. */
+const BACKSTOP_MS = 500;
 
 /** Where pg-boss keeps its tables: beside the store's own schema, never in it. */
 export function jobQueueSchema(storeSchema: string): string {
@@ -127,6 +130,8 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
     if (dead.length > 0) await boss.insert(DEAD_QUEUE, dead);
   };
 
+  // Aborted when stop's grace is spent: attempts still under way are abandoned.
+  const stopping = new AbortController();
   let workerId: string | undefined;
   if (options.work !== false) {
     workerId = await boss.work<DeliveryJob>(
@@ -137,12 +142,27 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
         localConcurrency: 2,
         pollingIntervalSeconds: 0.5,
         burstWhenBatchFull: true,
+        // An abandoned attempt fails its job alone, which pg-boss retries; the rest of the batch completes.
+        perJobResults: true,
       },
-      async (jobs) => {
-        const steps = await Promise.all(jobs.map((job) => attemptJob(config, job.data, observer)));
+      async (jobs): Promise<JobResult[]> => {
+        const steps = await Promise.all(
+          jobs.map((job) =>
+            attemptJob(config, job.data, observer, AbortSignal.any([job.signal, stopping.signal])),
+          ),
+        );
         // The follow-ups are written before the batch completes: a process killed between the two
         // leaves its jobs to expire and run again, a duplicate (same webhook-id), never a loss.
         await settle(steps);
+        return jobs.map((job, index) =>
+          steps[index]?.kind === 'abandoned'
+            ? {
+                id: job.id,
+                status: 'failed',
+                output: { abandoned: 'the service stopped during the attempt' },
+              }
+            : { id: job.id, status: 'completed' },
+        );
       },
     );
   }
@@ -191,9 +211,18 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
       if (workerId) boss.notifyWorker(workerId);
       return moved;
     },
-    async stop() {
-      await relay?.stop();
-      await boss.stop({ graceful: true, close: true, timeout: config.timeoutMs + 2_000 });
+    async stop(graceMs = 0) {
+      const stopBy = performance.now() + graceMs;
+      const deadline = setTimeout(() => stopping.abort(), graceMs);
+      try {
+        await relay?.stop();
+        // pg-boss stops fetching at once and waits for the handlers, which return as soon as their
+        // attempts are abandoned at the deadline; its own deadline, later, is only a backstop.
+        const left = Math.max(0, stopBy - performance.now());
+        await boss.stop({ graceful: true, close: true, timeout: left + BACKSTOP_MS });
+      } finally {
+        clearTimeout(deadline);
+      }
     },
   };
 }
