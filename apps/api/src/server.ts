@@ -182,6 +182,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   const shutDown = async (): Promise<void> => {
     shuttingDown = true;
+    // One budget for the whole stop: requests first, then webhook attempts with what remains.
+    const stopBy = performance.now() + config.shutdownTimeoutMs;
     logger.info('stopping: draining requests in flight');
     // close() refuses new connections and ends idle ones; busy ones end after their answer,
     // which carries `Connection: close` from now on.
@@ -197,8 +199,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     clearTimeout(deadline);
     stopWatchingSends();
     jwtKeys?.stop();
-    // Attempts under way finish (each within WEBHOOK_TIMEOUT_MS); what is left stays queued.
-    await webhooks?.dispatcher.stop();
+    // Attempts still under way at the deadline are abandoned; they stay queued and are made again later.
+    await webhooks?.dispatcher.stop(Math.max(0, stopBy - performance.now()));
     await storage.close();
     logger.info('stopped');
   };

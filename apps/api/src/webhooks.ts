@@ -46,6 +46,9 @@ export async function startWebhookDelivery(
     dead(job) {
       logger.error(about(job), 'webhook delivery dead after its last attempt: kept for redelivery');
     },
+    abandoned(job) {
+      logger.info(about(job), 'webhook attempt abandoned: the service is stopping; it is made again later');
+    },
   };
   const dispatcher = await start(
     {
