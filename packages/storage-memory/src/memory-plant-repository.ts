@@ -20,7 +20,10 @@ export type MemoryPlantStore = {
  * storage calls it directly, so a call costs one promise (its own), not one per layer.
  */
 export function createMemoryPlantStore(
-  /** Called with the event of each plant inserted, in the same synchronous step; absent: events are dropped. */
+  /**
+   * Called with the event of each plant inserted, in the same synchronous step, before the plant is
+   * stored: when it throws, nothing is stored. Absent: events are dropped.
+   */
   record?: (created: PlantCreated) => void,
 ): MemoryPlantStore {
   const plants = new Map<bigint, NewPlant>();
@@ -29,10 +32,11 @@ export function createMemoryPlantStore(
     insertIfAbsent(plant, created): InsertOutcome {
       const existing = plants.get(plant.id);
       if (existing) return { inserted: false, existing: copyOf(existing) };
+      // The event first: if it cannot be recorded (it throws), the plant is not stored either.
+      if (created && record) record({ type: created.type, plant: copyOf(created.plant) });
       const stored = copyOf(plant);
       plants.set(plant.id, stored);
       ordered.add(stored);
-      if (created && record) record({ type: created.type, plant: copyOf(created.plant) });
       return { inserted: true };
     },
     findById(id) {

@@ -11,38 +11,63 @@ import { createMemoryPlantStore } from './memory-plant-repository.ts';
 export interface MemoryPlantStorageOptions {
   /** Keep the event of every plant created, for `events` to hand on. Default: off. */
   readonly events?: boolean;
+  /**
+   * With `events`: at most this many events wait in the outbox (default 10,000). Creating a plant
+   * while it is full stores nothing and throws StorageUnavailableError: an event that cannot be kept
+   * cannot be promised.
+   */
+  readonly maxWaitingEvents?: number | undefined;
 }
 
+const DEFAULT_MAX_WAITING_EVENTS = 10_000;
+
 /**
- * An outbox in memory: events wait in the order they were recorded. A relay takes the oldest; if its
- * `forward` rejects they are put back in front, so nothing is lost while the process lives.
+ * An outbox in memory: events wait in the order they were recorded, at most `capacity` of them. A
+ * relay takes the oldest; if its `forward` rejects they are put back in front, so nothing is lost
+ * while the process lives.
  */
-function createMemoryOutbox(ensureOpen: () => void): {
+function createMemoryOutbox(
+  ensureOpen: () => void,
+  capacity: number,
+): {
   readonly outbox: PlantEventOutbox<undefined>;
   record(event: RecordedEvent['event']): void;
 } {
+  // waiting[head] is the oldest: taking from the front moves nothing until the taken part is compacted.
   let waiting: RecordedEvent[] = [];
+  let head = 0;
   return {
     record(event) {
+      if (waiting.length - head >= capacity) {
+        throw new StorageUnavailableError(
+          `${capacity} events are waiting in memory for their webhook delivery: no more can be kept`,
+        );
+      }
       waiting.push({ id: randomUUID(), recordedAt: new Date(), event });
     },
     outbox: {
       async relay(limit, forward) {
         ensureOpen();
-        const taken = waiting.slice(0, limit);
+        const taken = waiting.slice(head, head + limit);
         if (taken.length === 0) return 0;
-        waiting = waiting.slice(taken.length);
+        head += taken.length;
         try {
           await forward(taken, undefined);
         } catch (error) {
-          waiting = [...taken, ...waiting];
+          // Back in front of what is left, whatever other relays took meanwhile.
+          waiting = [...taken, ...waiting.slice(head)];
+          head = 0;
           throw error;
+        }
+        if (head * 2 >= waiting.length) {
+          waiting = waiting.slice(head);
+          head = 0;
         }
         return taken.length;
       },
       async oldestRecordedAt() {
         ensureOpen();
-        return waiting[0]?.recordedAt;
+        return waiting[head]?.recordedAt;
       },
     },
   };
@@ -57,7 +82,9 @@ export function openMemoryPlantStorage(options: MemoryPlantStorageOptions = {}):
   const ensureOpen = (): void => {
     if (closed) throw new StorageUnavailableError('the in-memory plant storage is closed');
   };
-  const events = options.events ? createMemoryOutbox(ensureOpen) : undefined;
+  const events = options.events
+    ? createMemoryOutbox(ensureOpen, options.maxWaitingEvents ?? DEFAULT_MAX_WAITING_EVENTS)
+    : undefined;
   const repository = createMemoryPlantStore(events?.record);
 
   const plants: PlantRepository = {
