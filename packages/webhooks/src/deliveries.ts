@@ -9,6 +9,11 @@ export interface WebhookConfig {
   /** The waits before each further attempt (ms); its length is the number of retries. */
   readonly schedule: readonly number[];
   readonly timeoutMs: number;
+  /**
+   * In-memory delivery only (startMemoryDispatcher): the most events whose deliveries it holds; it
+   * takes no more from the outbox until some finish. Default 10,000.
+   */
+  readonly maxEventsInMemory?: number | undefined;
 }
 
 /** One event for one URL, as a queue keeps it between attempts (plain JSON). */

@@ -11,10 +11,21 @@ import { startRelayLoop } from './relay-loop.ts';
 
 /** Attempts under way at once, at most: a flood of creates does not open a socket each. */
 const MAX_IN_FLIGHT = 32;
+/** Events held when WebhookConfig.maxEventsInMemory is not given. */
+export const DEFAULT_MAX_EVENTS_IN_MEMORY = 10_000;
+
+interface Waiting {
+  readonly job: DeliveryJob;
+  readonly recordedAtMs: number;
+  timer: NodeJS.Timeout | undefined;
+}
 
 /**
  * Delivers from an outbox with timers in this process: for `memory:` storage, where the events
  * themselves live in memory only (DESIGN.md). Same schedule, signing and outcomes as the durable queue.
+ * It holds the deliveries of at most `config.maxEventsInMemory` events, and takes more from the outbox
+ * only as earlier ones finish: while a receiver is down, the outbox fills instead, and its own bound
+ * refuses creates. As many dead deliveries are kept, the oldest dropped first.
  */
 export function startMemoryDispatcher(
   outbox: PlantEventOutbox,
@@ -22,12 +33,21 @@ export function startMemoryDispatcher(
   observer: WebhookObserver,
   onError: (error: unknown) => void,
 ): WebhookDispatcher {
-  const waiting = new Map<symbol, { job: DeliveryJob; timer: NodeJS.Timeout | undefined }>();
+  const maxEvents = config.maxEventsInMemory ?? DEFAULT_MAX_EVENTS_IN_MEMORY;
+  const perEvent = Math.max(1, config.urls.length);
+  const waiting = new Map<symbol, Waiting>();
   const ready: symbol[] = [];
   const inFlight = new Set<Promise<void>>();
   let dead: DeliveryJob[] = [];
   let stopped = false;
+  // The relay found no room: a delivery that finishes makes some, and the relay runs again then.
+  let starved = false;
   const stopping = new AbortController();
+
+  const keepDead = (job: DeliveryJob): void => {
+    dead.push(job);
+    if (dead.length > maxEvents) dead.shift();
+  };
 
   const pump = (): void => {
     while (!stopped && inFlight.size < MAX_IN_FLIGHT && ready.length > 0) {
@@ -40,7 +60,11 @@ export function startMemoryDispatcher(
           if (step.kind === 'abandoned') return;
           waiting.delete(key);
           if (step.kind === 'retry') schedule(step.job, step.delayMs);
-          if (step.kind === 'dead') dead.push(step.job);
+          if (step.kind === 'dead') keepDead(step.job);
+          if (starved && step.kind !== 'retry') {
+            starved = false;
+            relay.kick();
+          }
         })
         .catch(onError)
         .finally(() => {
@@ -53,7 +77,7 @@ export function startMemoryDispatcher(
 
   const schedule = (job: DeliveryJob, delayMs: number): void => {
     const key = Symbol(job.eventId);
-    const entry: { job: DeliveryJob; timer: NodeJS.Timeout | undefined } = { job, timer: undefined };
+    const entry: Waiting = { job, recordedAtMs: Date.parse(job.recordedAt), timer: undefined };
     waiting.set(key, entry);
     // Stopped: it waits with the rest, and no timer keeps the process alive for it.
     if (stopped) return;
@@ -75,17 +99,23 @@ export function startMemoryDispatcher(
       for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
     },
     onError,
+    undefined,
+    () => {
+      const room = Math.floor((maxEvents * perEvent - waiting.size) / perEvent);
+      if (room <= 0) starved = true;
+      return room;
+    },
   );
 
   return {
     kick: relay.kick,
     async backlog() {
-      const dates = [...waiting.values()].map((entry) => Date.parse(entry.job.recordedAt));
-      const outboxOldest = await outbox.oldestRecordedAt();
-      if (outboxOldest) dates.push(outboxOldest.getTime());
+      // One pass, no spread: the waiting deliveries may be far more than a call's arguments can be.
+      let oldest = (await outbox.oldestRecordedAt())?.getTime() ?? Number.POSITIVE_INFINITY;
+      for (const entry of waiting.values()) if (entry.recordedAtMs < oldest) oldest = entry.recordedAtMs;
       return {
         dead: dead.length,
-        oldestUndeliveredAt: dates.length === 0 ? undefined : new Date(Math.min(...dates)),
+        oldestUndeliveredAt: oldest === Number.POSITIVE_INFINITY ? undefined : new Date(oldest),
       };
     },
     async redeliverDead() {

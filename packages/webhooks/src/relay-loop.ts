@@ -11,12 +11,14 @@ const KICK_WINDOW_MS = 20;
 /**
  * Hands the outbox on: shortly after a kick, and every second for events that other processes (or
  * an earlier life of this one) recorded. One relay at a time; kicks during one run another after.
+ * `room` says how many events `forward` can take now: the rest wait in the outbox.
  */
 export function startRelayLoop<Tx>(
   outbox: PlantEventOutbox<Tx>,
   forward: (events: readonly RecordedEvent[], tx: Tx) => Promise<void>,
   onError: (error: unknown) => void,
   onRelayed: (count: number) => void = () => {},
+  room: () => number = () => RELAY_BATCH,
 ): { kick(): void; stop(): Promise<void> } {
   let running: Promise<void> | undefined;
   let scheduled: NodeJS.Timeout | undefined;
@@ -25,16 +27,19 @@ export function startRelayLoop<Tx>(
 
   const drain = async (): Promise<void> => {
     let moved: number;
+    let limit: number;
     do {
+      limit = Math.min(RELAY_BATCH, room());
+      if (limit <= 0) return;
       try {
-        moved = await outbox.relay(RELAY_BATCH, forward);
+        moved = await outbox.relay(limit, forward);
         if (moved > 0) onRelayed(moved);
       } catch (error) {
         // Left in the outbox: the next kick or tick tries again.
         onError(error);
         return;
       }
-    } while (!stopped && moved === RELAY_BATCH);
+    } while (!stopped && moved === limit);
   };
 
   const run = (): void => {

@@ -16,6 +16,13 @@ export function parseRetrySchedule(text: string): number[] {
   });
 }
 
+// A loop, not a spread: a schedule's length is the operator's to choose.
+function longest(schedule: readonly number[]): number {
+  let longestMs = 0;
+  for (const waitMs of schedule) if (waitMs > longestMs) longestMs = waitMs;
+  return longestMs;
+}
+
 /**
  * How long to wait after failed attempt number `attempt` (0 for the first), or undefined when that
  * was the last. Jitter of ±20% keeps receivers that came back from a flood of synchronised retries.
@@ -29,6 +36,6 @@ export function nextRetryDelay(
 ): number | undefined {
   const planned = schedule[attempt];
   if (planned === undefined) return undefined;
-  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, Math.max(...schedule));
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, longest(schedule));
   return Math.round(planned * (0.8 + 0.4 * random()));
 }
