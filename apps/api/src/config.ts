@@ -76,6 +76,8 @@ export const SETTINGS = {
   webhookRetrySchedule: setting('WEBHOOK_RETRY_SCHEDULE', retrySchedule, DEFAULT_RETRY_SCHEDULE),
   /** One delivery attempt (connect, send, answer) is abandoned after this long. */
   webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', wholeNumber(100, 60_000), '10000'),
+  /** `memory:` storage: events waiting in its outbox, and again in its delivery queue, at most; then creates answer 503. */
+  webhookMemoryBacklog: setting('WEBHOOK_MEMORY_BACKLOG', wholeNumber(1, 10_000_000), '10000'),
 };
 
 type Declared = typeof SETTINGS;

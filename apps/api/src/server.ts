@@ -67,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           groupCommit: config.groupCommit,
           preparedStatements: config.preparedStatements,
           events,
+          maxEventsInMemory: config.webhookMemoryBacklog,
         })
       : {
           storage: given,

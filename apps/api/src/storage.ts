@@ -11,6 +11,8 @@ export interface StorageOptions {
   readonly preparedStatements: boolean;
   /** Record the event of each plant created (the webhook's outbox), and be ready to deliver them. */
   readonly events: boolean;
+  /** `memory:` only: the most events its outbox holds (WEBHOOK_MEMORY_BACKLOG); a create past it is refused. */
+  readonly maxEventsInMemory?: number | undefined;
 }
 
 /** Starts delivering the storage's events as webhooks, the way that suits the storage. */
@@ -147,7 +149,10 @@ const ADAPTERS = {
     parse: (url) => (afterScheme(url) === '' ? {} : undefined),
     async open(_settings, options) {
       const { openMemoryPlantStorage } = await import('@plant-store/storage-memory');
-      const storage = openMemoryPlantStorage({ events: options.events });
+      const storage = openMemoryPlantStorage({
+        events: options.events,
+        maxWaitingEvents: options.maxEventsInMemory,
+      });
       return {
         storage,
         // DESIGN.md: with memory: storage, events live in memory only.

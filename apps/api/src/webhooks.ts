@@ -56,6 +56,7 @@ export async function startWebhookDelivery(
       keys: webhookSecrets,
       schedule: config.webhookRetrySchedule,
       timeoutMs: config.webhookTimeoutMs,
+      maxEventsInMemory: config.webhookMemoryBacklog,
     },
     observer,
     (error) => logger.error({ err: error }, 'webhook delivery: the queue failed; it tries again'),
