@@ -58,6 +58,7 @@ describe('loadConfig', () => {
       webhookSecrets: undefined,
       webhookRetrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       webhookTimeoutMs: 10_000,
+      webhookMemoryBacklog: 10_000,
     });
   });
 
@@ -90,6 +91,7 @@ describe('loadConfig', () => {
       WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
       WEBHOOK_RETRY_SCHEDULE: '1s,90s',
       WEBHOOK_TIMEOUT_MS: '2500',
+      WEBHOOK_MEMORY_BACKLOG: '250000',
     });
     expect(config).toEqual({
       port: 8080,
@@ -121,6 +123,7 @@ describe('loadConfig', () => {
       webhookSecrets: [Buffer.alloc(32, 1)],
       webhookRetrySchedule: [1_000, 90_000],
       webhookTimeoutMs: 2500,
+      webhookMemoryBacklog: 250_000,
     });
   });
 
