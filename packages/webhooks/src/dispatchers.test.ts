@@ -10,10 +10,11 @@ import {
   startTestReceiver,
   type TestReceiver,
 } from '@plant-store/test-support';
+import { fromPglite, PgBoss } from 'pg-boss';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
 import { startMemoryDispatcher } from './memory-dispatcher.ts';
-import { startPgBossDispatcher } from './pg-boss-dispatcher.ts';
+import { DELIVERY_QUEUE, jobQueueSchema, startPgBossDispatcher } from './pg-boss-dispatcher.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 
 /** Counts what the dispatcher reported, as /metrics does. */
@@ -38,8 +39,24 @@ type Start = (
 interface Harness {
   open(): Promise<PlantStorage>;
   start: Start;
-  /** The queue outlives the dispatcher: another one started on the same storage takes up its work. */
-  durable: boolean;
+  /**
+   * The job queue on the storage's database, for a test to change (a pg-boss of its own); absent in
+   * memory. Durable: another dispatcher started on the same storage takes up its work.
+   */
+  queue?: (storage: PlantStorage) => PgBoss;
+}
+
+/** Runs `change` on the storage's job queue through a pg-boss of the test's own. */
+async function onQueue(harness: Harness, storage: PlantStorage, change: (boss: PgBoss) => Promise<void>) {
+  const boss = harness.queue?.(storage);
+  if (!boss) throw new Error('no queue in this harness');
+  boss.on('error', onError);
+  await boss.start();
+  try {
+    await change(boss);
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
 }
 
 const errors: unknown[] = [];
@@ -228,7 +245,7 @@ function describeDispatcher(name: string, harness: Harness): void {
     });
 
     // In memory, events end with the process (DESIGN.md): only a queue on a database is started again.
-    if (harness.durable)
+    if (harness.queue)
       it('when an attempt was abandoned at stop, then a dispatcher started later on the same database makes it again, same webhook-id', async () => {
         const { hooks, create, dispatcher, storage, config } = await setUp(1, [50], 600_000);
         const hook = hooks[0] as TestReceiver;
@@ -249,11 +266,35 @@ function describeDispatcher(name: string, harness: Harness): void {
         expect(hook.received[1]?.id).toBe(hook.received[0]?.id);
         expect(hook.verified()).toHaveLength(2);
       });
+
+    if (harness.queue)
+      it("when an attempt is abandoned after pg-boss's own retries are spent, then the delivery is kept as dead, not dropped", async () => {
+        const { hooks, create, dispatcher, storage, config } = await setUp(1, [50], 600_000);
+        const hook = hooks[0] as TestReceiver;
+        let hanging = true;
+        hook.answer = (_request, response) => {
+          if (!hanging) response.writeHead(204).end();
+        };
+        // Jobs queued from now on have no retry of pg-boss's left: the first failure is their last.
+        await onQueue(harness, storage, (boss) => boss.updateQueue(DELIVERY_QUEUE, { retryLimit: 0 }));
+        await create({ id: randomPlantId(), name: 'out of retries' });
+        await eventually(() => hook.received.length === 1, 'the attempt reached the receiver');
+        await dispatcher.stop(0);
+
+        hanging = false;
+        const later = countingObserver();
+        const next = await harness.start(storage, config, later.observer);
+        running.unshift({ storage, dispatcher: next });
+        await eventually(async () => (await next.backlog()).dead === 1, 'one dead delivery');
+        await expect(next.redeliverDead()).resolves.toBe(1);
+        await eventually(() => later.counts.delivered === 1, 'delivered once redelivered');
+        expect(hook.received).toHaveLength(2);
+        expect(hook.received[1]?.id).toBe(hook.received[0]?.id);
+      });
   });
 }
 
 describeDispatcher('in memory', {
-  durable: false,
   open: async () => openMemoryPlantStorage({ events: true }),
   start: async (storage, config, observer) => {
     if (!storage.events) throw new Error('no outbox');
@@ -262,7 +303,16 @@ describeDispatcher('in memory', {
 });
 
 describeDispatcher('pg-boss on PGlite', {
-  durable: true,
+  queue: (storage) => {
+    const { pglite, schema } = storage as Awaited<ReturnType<typeof openPglitePlantStorage>>;
+    return new PgBoss({
+      db: fromPglite(pglite),
+      backend: 'pglite',
+      schema: jobQueueSchema(schema),
+      supervise: false,
+      schedule: false,
+    });
+  },
   open: () => openPglitePlantStorage({ events: true }),
   start: (storage, config, observer) => {
     const { pglite, schema, events } = storage as Awaited<ReturnType<typeof openPglitePlantStorage>>;
@@ -285,7 +335,14 @@ afterAll(async () => {
 describe.skipIf(!server)(`on a PostgreSQL server (${server?.source ?? 'none'})`, () => {
   const connectionString = server?.connectionString ?? '';
   describeDispatcher('pg-boss on PostgreSQL', {
-    durable: true,
+    queue: (storage) =>
+      new PgBoss({
+        connectionString,
+        max: 1,
+        schema: jobQueueSchema((storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>).schema),
+        supervise: false,
+        schedule: false,
+      }),
     open: () => openPostgresPlantStorage({ connectionString, events: true }),
     start: (storage, config, observer) => {
       const { schema, events } = storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>;

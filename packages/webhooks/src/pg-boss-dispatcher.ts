@@ -110,15 +110,19 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
   await boss.createQueue(DEAD_QUEUE, { retentionSeconds: TEN_YEARS_S, deleteAfterSeconds: 7 * 24 * 3600 });
   await boss.createQueue(DELIVERY_QUEUE, {
     expireInSeconds,
-    // Only for jobs whose process died or whose follow-up could not be written: our own schedule
-    // handles a receiver's failures.
+    // Only for jobs whose process died or stopped mid-attempt, or whose follow-up could not be
+    // written: our own schedule handles a receiver's failures.
     retryLimit: 10,
     retryDelay: 5,
     retryBackoff: true,
+    // Once those are spent, the delivery is dead (counted, redeliverable), never dropped.
+    deadLetter: DEAD_QUEUE,
     // A retry may wait 10 hours; a job is kept far longer than that.
     retentionSeconds: 14 * 24 * 3600,
     deleteAfterSeconds: 24 * 3600,
   });
+  // A queue created by an earlier version has no dead letter yet: the jobs queued from now on get it.
+  await boss.updateQueue(DELIVERY_QUEUE, { deadLetter: DEAD_QUEUE });
   const db = boss.getDb();
 
   const settle = async (steps: readonly NextStep[]): Promise<void> => {
