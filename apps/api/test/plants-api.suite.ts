@@ -183,6 +183,33 @@ export function describePlantsApi(adapter: string, openStorage: () => Promise<Pl
         },
       );
 
+      it('when a name and tag begin with U+FEFF, then they are answered, read and listed with it; the same body again is a retry, the text without it a conflict', async () => {
+        // A JSON escape in the name, the raw UTF-8 bytes (EF BB BF) in the tag: both are content.
+        const id = freshId();
+        const body = `{"id":${id},"name":"\\ufeffMonstera","tag":"\ufeffaroid"}`;
+        const plant = { name: '\ufeffMonstera', tag: '\ufeffaroid' };
+        const created = await server.createPlant(body);
+        expect(created.status).toBe(200);
+        expect(await created.json()).toStrictEqual(plant);
+        const read = await fetch(`${server.url}/plants/${id}`, {
+          headers: { Authorization: `Bearer ${TOKEN}` },
+        });
+        expect(await read.json()).toStrictEqual(plant);
+        const listed = await fetch(`${server.url}/plants?limit=1&after=${id - 1n}`, {
+          headers: { Authorization: `Bearer ${TOKEN}` },
+        });
+        expect(await listed.json()).toStrictEqual([{ id: Number(id), ...plant }]);
+        const retry = await server.createPlant(body);
+        expect(retry.status).toBe(200);
+        expect(await retry.json()).toStrictEqual(plant);
+        await expectErrorResponse(
+          await server.createPlant({ id: Number(id), name: 'Monstera', tag: 'aroid' }),
+          409,
+        );
+        await expectErrorResponse(await server.createPlant({ id: Number(id), ...plant, tag: 'aroid' }), 409);
+        expect(await stored(id)).toStrictEqual({ id, ...plant });
+      });
+
       it('when an absent tag was stored and an empty one is sent, then it answers 409', async () => {
         const id = freshId();
         expect((await server.createPlant({ id: Number(id), name: 'Aloe' })).status).toBe(200);

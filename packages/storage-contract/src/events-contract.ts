@@ -46,6 +46,12 @@ export function describeEventsContract(open: () => Promise<PlantStorage>, durabl
     await expect(store().events?.oldestRecordedAt()).resolves.toBeUndefined();
   });
 
+  it('when a name and tag begin with U+FEFF, then the event carries them exactly', async () => {
+    const plant = { id: randomPlantId(), name: '\ufeffMonstera', tag: '\ufeff' };
+    await store().plants.insertIfAbsent(plant, plantCreated(plant));
+    expect(plantsOf(await drain(store()))).toStrictEqual([plant]);
+  });
+
   it('when an insert stores nothing (a retry, another content, no event given), then nothing is recorded', async () => {
     const plant = { id: randomPlantId(), name: 'Fern' };
     await store().plants.insertIfAbsent(plant, plantCreated(plant));

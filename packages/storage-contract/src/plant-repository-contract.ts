@@ -7,6 +7,7 @@ import {
 } from '@plant-store/domain';
 import { randomPlantId } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeByteOrderMarkContract } from './byte-order-mark-contract.ts';
 import { describeDeletingContract } from './deleting-contract.ts';
 import { describeEventsContract, describeNoEventsContract } from './events-contract.ts';
 import { describeListingContract } from './listing-contract.ts';
@@ -189,6 +190,10 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
         expect(outcomes).toStrictEqual(attempts.map(() => ({ inserted: true })));
         const found = await Promise.all(attempts.map((plant) => plants().findById(plant.id)));
         expect(found).toStrictEqual(attempts);
+      });
+
+      describe('a leading U+FEFF', () => {
+        describeByteOrderMarkContract(plants);
       });
 
       describe('listing', () => {

@@ -33,5 +33,8 @@ export const SAMPLE_STRINGS: readonly (readonly [label: string, value: string])[
   ['quotes, backslashes and SQL', `'); drop table plants; -- \\ \\\\ " \` $1 %s \\x00 E'\\n'`],
   ['JSON-looking text', '{"id": 1, "name": null}'],
   ['control characters', '\u0001\u0007\u001b[31m\u007f'],
+  ['a leading U+FEFF (a byte order mark to a careless decoder)', '\ufeffMonstera'],
+  ['U+FEFF alone', '\ufeff'],
+  ['two leading U+FEFF', '\ufeff\ufeffMonstera'],
   ['a 60 KiB string', sixtyKib],
 ];

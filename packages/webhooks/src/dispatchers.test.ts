@@ -106,7 +106,7 @@ function describeDispatcher(name: string, harness: Harness): void {
       const { hooks, create, counts, dispatcher } = await setUp(2, [50]);
       const plants = [
         { id: 2n ** 62n + randomPlantId() / 4n, name: 'Monstera', tag: 'aroid' },
-        { id: -(2n ** 63n), name: 'min' },
+        { id: -(2n ** 63n), name: '\ufeffmin, a U+FEFF first' },
         { id: randomPlantId(), name: '  Cafe\u0301 🌵 "quoted" ', tag: '' },
       ];
       for (const plant of plants) await create(plant);
