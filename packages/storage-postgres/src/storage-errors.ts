@@ -19,6 +19,9 @@ const UNAVAILABLE_NETWORK_CODES = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  // Out of file descriptors, in this process or the whole system: no socket for a new connection.
+  'EMFILE',
+  'ENFILE',
 ]);
 
 // pg, pg-pool and kysely report lost connections, timeouts and closed pools as plain Errors.
