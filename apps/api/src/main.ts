@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
 import { startServer } from './server.ts';
+import { StorageRefusedError } from './storage.ts';
 
 // How long the last log lines may take to leave before the process exits anyway.
 const FINAL_FLUSH_MS = 1_000;
@@ -71,6 +72,7 @@ process.on('unhandledRejection', (reason) => fatal(reason, 'unhandled promise re
 
 /** The reason a start failed, in one line, when it is a known one. */
 function startFailure(error: unknown): string | undefined {
+  if (error instanceof StorageRefusedError) return error.message;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const where = `${loaded.host}:${loaded.port}`;
   if (code === 'EADDRINUSE') return `${where} is in use by another process: set PORT to a free port`;
@@ -86,7 +88,7 @@ const server = await startServer(config, { logDestination }).catch((error: unkno
   const reason = startFailure(error);
   if (reason === undefined) logger.fatal({ err: error }, 'could not start');
   else {
-    logger.fatal({ code: (error as NodeJS.ErrnoException).code, port: loaded.port }, 'could not start');
+    logger.fatal({ reason }, 'could not start');
     process.stderr.write(`plant-store cannot start: ${reason}\n`);
   }
   exitAfterLogs(1);

@@ -30,6 +30,28 @@ export interface OpenedStorage {
   readonly startWebhooks?: StartWebhooks | undefined;
 }
 
+/**
+ * The storage cannot be used as it is, for a reason its operator must fix (its data folder is held
+ * by another process, its database stores another encoding than UTF8): the start ends with this
+ * message, in one line.
+ */
+export class StorageRefusedError extends Error {
+  override readonly name = 'StorageRefusedError';
+}
+
+/** Rethrows an adapter's refusal of these kinds as a StorageRefusedError, with advice after its message. */
+function refusing(
+  kinds: readonly (abstract new (...args: never[]) => Error)[],
+  advice = '',
+): (error: unknown) => never {
+  return (error) => {
+    if (kinds.some((kind) => error instanceof kind)) {
+      throw new StorageRefusedError(`${(error as Error).message}${advice}`, { cause: error });
+    }
+    throw error;
+  };
+}
+
 /** Why a DATABASE_URL is refused, worded to follow the variable's name. Never the URL: it may hold a password. */
 export interface DatabaseUrlProblem {
   readonly problem: string;
@@ -110,13 +132,15 @@ const ADAPTERS = {
       return URL.canParse(url) ? { connectionString: url } : { problem: 'is not a valid postgres:// URL' };
     },
     async open({ connectionString }, options) {
-      const { openPostgresPlantStorage } = await import('@plant-store/storage-postgres');
+      const { DatabaseEncodingError, openPostgresPlantStorage } = await import(
+        '@plant-store/storage-postgres'
+      );
       const storage = await openPostgresPlantStorage({
         connectionString,
         ...groupCommitOption(options),
         preparedStatements: options.preparedStatements,
         events: options.events,
-      });
+      }).catch(refusing([DatabaseEncodingError]));
       return {
         storage,
         connectionPool: () => storage.connectionPool(),

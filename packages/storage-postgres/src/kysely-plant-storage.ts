@@ -1,5 +1,6 @@
 import type { PlantEventOutbox, PlantStorage } from '@plant-store/domain';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { checkDatabaseEncoding } from './database-encoding.ts';
 import { currentSchema, migrateToLatest } from './migrate.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import {
@@ -18,8 +19,9 @@ export interface KyselyPlantStorage extends PlantStorage {
 }
 
 /**
- * Migrates the database behind `db` and wraps it as a PlantStorage that owns it: close()
- * destroys `db`. If migrating fails, `db` is destroyed before the error is thrown.
+ * Checks that the database behind `db` stores UTF8 (else DatabaseEncodingError), migrates it and
+ * wraps it as a PlantStorage that owns it: close() destroys `db`. If either fails, `db` is destroyed
+ * before the error is thrown.
  */
 export async function openKyselyPlantStorage(
   db: Kysely<PlantDatabase>,
@@ -27,6 +29,7 @@ export async function openKyselyPlantStorage(
 ): Promise<KyselyPlantStorage> {
   let schema: string;
   try {
+    await checkDatabaseEncoding(db);
     await migrateToLatest(db);
     schema = await currentSchema(db);
   } catch (error) {
