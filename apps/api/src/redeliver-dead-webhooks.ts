@@ -2,10 +2,8 @@
  * `pnpm webhooks:redeliver`: puts every dead webhook delivery (its last attempt failed) back in the
  * queue with a fresh retry schedule, for the service to deliver. Reads DATABASE_URL as the service
  * does. PostgreSQL: run it any time, from anywhere that reaches the database. Embedded (pglite:):
- * stop the service first, PGlite's folder is for one process at a time.
+ * stop the service first, PGlite's folder is for one process at a time (the folder's lock refuses).
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './storage.ts';
 
 async function redeliver(databaseUrl: string): Promise<string> {
@@ -35,13 +33,11 @@ async function redeliver(databaseUrl: string): Promise<string> {
       }
     }
     case 'pglite': {
-      if (existsSync(join(database.dataDir, 'postmaster.pid'))) {
-        throw new Error(
-          `the embedded database in ${database.dataDir} is in use (or its service was killed): stop the service, then run this again`,
-        );
-      }
-      const { openPglitePlantStorage } = await import('@plant-store/storage-postgres');
-      const storage = await openPglitePlantStorage({ dataDir: database.dataDir });
+      const { DataFolderInUseError, openPglitePlantStorage } = await import('@plant-store/storage-postgres');
+      const storage = await openPglitePlantStorage({ dataDir: database.dataDir }).catch((error: unknown) => {
+        if (!(error instanceof DataFolderInUseError)) throw error;
+        throw new Error(`${error.message}: stop the service, then run this again`, { cause: error });
+      });
       try {
         const moved = await redeliverDeadWebhooks({ kind: 'pglite', pglite: storage.pglite }, storage.schema);
         return `${moved} dead webhook deliveries queued again; the service delivers them once started`;

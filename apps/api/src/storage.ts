@@ -154,12 +154,17 @@ const ADAPTERS = {
     accepts: 'pglite:<dir> (embedded)',
     parse: (url) => ({ dataDir: afterScheme(url) || DEFAULT_PGLITE_DIR }),
     async open({ dataDir }, options) {
-      const { openPglitePlantStorage } = await import('@plant-store/storage-postgres');
+      const { DataFolderInUseError, openPglitePlantStorage } = await import('@plant-store/storage-postgres');
       const storage = await openPglitePlantStorage({
         dataDir,
         ...groupCommitOption(options),
         events: options.events,
-      });
+      }).catch(
+        refusing(
+          [DataFolderInUseError],
+          ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)',
+        ),
+      );
       return {
         storage,
         // The same job queue, in the embedded database: PGlite's one connection is shared with pg-boss.

@@ -1,12 +1,72 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { provideTestPostgres } from '@plant-store/test-support';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { killLeftoverRuns, runMain } from './support/run-main.ts';
+import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
 
 const TOKEN = 'start-refusal-token';
+const auth = { Authorization: `Bearer ${TOKEN}` };
 
 afterEach(killLeftoverRuns);
+
+const tempDir = await mkdtemp(join(tmpdir(), 'plant-store-refusals-'));
+afterAll(() => rm(tempDir, { recursive: true, force: true }));
+
+function create(url: string, id: number, name: string): Promise<Response> {
+  return fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id, name }),
+  });
+}
+
+// Each starts the service on PGlite, which takes seconds, more while every package's tests run.
+describe('one service per embedded data folder', { timeout: 120_000 }, () => {
+  it('when a second service is started on a data folder in use, then it says so in one line naming the folder and the first one, and exits 1; the first goes on serving', async () => {
+    const folder = join(tempDir, 'shared');
+    const first = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
+    const url = await listeningUrl(first);
+    expect((await create(url, 1, 'Monstera')).status).toBe(200);
+
+    // As the port-in-use message suggests: another PORT, the same (default) folder.
+    const second = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toMatch(
+      new RegExp(
+        `^plant-store cannot start: the data folder ${folder} is in use by process ${first.child.pid} ` +
+          `on ${hostname()} \\(since [0-9T:.-]+Z\\): one process at a time may use it; stop that one, ` +
+          'or give this one a folder of its own \\(DATABASE_URL=pglite:<dir>\\)\\n$',
+      ),
+    );
+    expect(second.stdout()).not.toContain('"msg":"listening"');
+
+    const read = await fetch(`${url}/plants/1`, { headers: auth });
+    expect(await read.json()).toEqual({ name: 'Monstera' });
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  });
+
+  it('when the service holding the folder was killed with SIGKILL, then the next start on it works, and every plant answered 200 is there', async () => {
+    const folder = join(tempDir, 'killed');
+    const first = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
+    const firstUrl = await listeningUrl(first);
+    for (const id of [1, 2, 3]) expect((await create(firstUrl, id, `plant ${id}`)).status).toBe(200);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+
+    const next = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
+    const url = await listeningUrl(next);
+    const listed = await fetch(`${url}/plants`, { headers: auth });
+    expect(await listed.json()).toEqual([1, 2, 3].map((id) => ({ id, name: `plant ${id}` })));
+    expect((await create(url, 4, 'after the kill')).status).toBe(200);
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+    expect(next.stderr()).toBe('');
+  });
+});
 
 const server = await provideTestPostgres();
 afterAll(async () => {

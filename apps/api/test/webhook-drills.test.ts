@@ -196,9 +196,10 @@ describe('the webhook on the other storages', DRILL_TIMEOUT, () => {
     const url = config.database.kind === 'pglite' ? `pglite:${config.database.dataDir}` : 'memory:';
     const refused = await runRedeliver(url);
     expect(refused.code).toBe(1);
+    // The service runs in this process: the folder's lock names it.
     expect(refused.stderr).toMatch(
       config.database.kind === 'pglite'
-        ? /is in use \(or its service was killed\): stop the service/
+        ? new RegExp(`is in use by process ${process.pid} on .*: stop the service, then run this again\n$`)
         : /memory: storage/,
     );
     if (config.database.kind === 'pglite') {

@@ -1,3 +1,4 @@
+export { type DataFolderHolder, DataFolderInUseError } from './data-folder-lock.ts';
 export { DatabaseEncodingError } from './database-encoding.ts';
 export type { KyselyPlantStorage } from './kysely-plant-storage.ts';
 export { migrateToLatest } from './migrate.ts';

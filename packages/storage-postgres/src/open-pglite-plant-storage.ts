@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
+import { type DataFolderLock, lockDataFolder } from './data-folder-lock.ts';
 import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import { PLANT_STATEMENT_NAMES, type PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
@@ -20,8 +21,8 @@ export interface PglitePlantStorage extends KyselyPlantStorage {
   readonly pglite: PGlite;
 }
 
-// PGlite does not lock its folder, and two instances writing one folder would corrupt it:
-// refuse that at least within this process. Other processes are the caller's to keep away.
+// PGlite does not lock its folder, and two instances writing one folder would corrupt it: within
+// this process a set of the open folders says so at once; across processes, lockDataFolder.
 const openDataDirs = new Set<string>();
 
 function claimDataDir(dataDir: string): string {
@@ -33,8 +34,9 @@ function claimDataDir(dataDir: string): string {
 
 /**
  * Opens a PlantStorage on embedded PostgreSQL (PGlite) and runs the migrations before it
- * resolves. One process at a time may open a data folder; close() shuts PostgreSQL down
- * cleanly so the folder is consistent for the next open.
+ * resolves. One process at a time may open a data folder: another live holder makes it reject with
+ * DataFolderInUseError (a holder that died holds nothing). close() shuts PostgreSQL down cleanly so
+ * the folder is consistent for the next open, then lets the folder go.
  */
 export async function openPglitePlantStorage(
   options: PglitePlantStorageOptions = {},
@@ -45,10 +47,14 @@ export async function openPglitePlantStorage(
     if (claimed !== undefined) openDataDirs.delete(claimed);
   };
 
+  let lock: DataFolderLock | undefined;
   let pglite: PGlite | undefined;
   let storage: KyselyPlantStorage;
   try {
-    if (dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+    if (dataDir !== undefined) {
+      await mkdir(dataDir, { recursive: true });
+      lock = await lockDataFolder(dataDir);
+    }
     // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
     const [{ PGlite, types }, { withPreparedStatements }] = await Promise.all([
       import('@electric-sql/pglite'),
@@ -67,10 +73,12 @@ export async function openPglitePlantStorage(
   } catch (error) {
     // kysely closes PGlite only once it has started; a PGlite that failed to start is closed here.
     if (pglite && !pglite.closed) await pglite.close().catch(() => {});
+    await lock?.release();
     release();
     throw error;
   }
   const opened = pglite;
+  const held = lock;
   return {
     plants: storage.plants,
     events: storage.events,
@@ -79,6 +87,7 @@ export async function openPglitePlantStorage(
     checkReady: () => storage.checkReady(),
     close: async () => {
       await storage.close();
+      await held?.release();
       release();
     },
   };
