@@ -29,7 +29,7 @@ function gatedStorage() {
         return inner.plants.insertIfAbsent(plant);
       },
       findById: (id) => inner.plants.findById(id),
-      listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+      listAfter: (after, limit, maxBytes) => inner.plants.listAfter(after, limit, maxBytes),
       deleteById: (id) => inner.plants.deleteById(id),
     },
     checkReady: () => inner.checkReady(),

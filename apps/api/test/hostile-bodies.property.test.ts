@@ -28,7 +28,7 @@ function recordingStorage(): { storage: PlantStorage; takeStored(): NewPlant[] }
           return outcome;
         },
         findById: (id) => inner.plants.findById(id),
-        listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+        listAfter: (after, limit, maxBytes) => inner.plants.listAfter(after, limit, maxBytes),
         deleteById: (id) => inner.plants.deleteById(id),
       },
     },

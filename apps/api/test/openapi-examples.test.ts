@@ -36,7 +36,7 @@ function failingStorage(failure: () => Error): PlantStorage {
         throw failure();
       },
       findById: (id) => inner.plants.findById(id),
-      listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+      listAfter: (after, limit, maxBytes) => inner.plants.listAfter(after, limit, maxBytes),
       deleteById: (id) => inner.plants.deleteById(id),
     },
     checkReady: async () => {

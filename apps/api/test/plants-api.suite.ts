@@ -353,6 +353,82 @@ export function describePlantsApi(adapter: string, openStorage: () => Promise<Pl
       });
     });
 
+    describe('pages of long plants', () => {
+      const MIB = 1024 * 1024;
+      const auth = { Authorization: `Bearer ${TOKEN}` };
+
+      /** Walks a band of ids by Link from `first`: each page's body size, and the ids that came, read from the text. */
+      async function walk(first: string, band: readonly [bigint, bigint]) {
+        const pages: { bytes: number; ids: bigint[]; link: string | null }[] = [];
+        let next: string | undefined = first;
+        while (next !== undefined) {
+          const response = await fetch(`${server.url}${next}`, { headers: auth });
+          expect(response.status).toBe(200);
+          const body = Buffer.from(await response.arrayBuffer());
+          expect(Number(response.headers.get('content-length'))).toBe(body.length);
+          const ids = [...body.toString('utf8').matchAll(/"id":(-?\d+)/g)].map((match) =>
+            BigInt(match[1] as string),
+          );
+          const link = response.headers.get('link');
+          pages.push({ bytes: body.length, ids, link });
+          const inBand = ids.every((id) => id >= band[0] && id < band[1]);
+          next = link === null || !inBand ? undefined : /^<([^>]+)>; rel="next"$/.exec(link)?.[1];
+        }
+        return pages;
+      }
+
+      it('when plants are long, then a page stops before 1 MiB of body with a Link after its last plant, and a walk by Link sees every plant once', async () => {
+        const start = 2n ** 62n + 2n ** 50n;
+        const ids = Array.from({ length: 40 }, (_, index) => start + BigInt(index));
+        for (const id of ids) {
+          const name = `${id} ${'Monstera deliciosa '.repeat(3_200)}`;
+          expect((await server.createPlant(`{"id":${id},"name":"${name}","tag":"aroid"}`)).status).toBe(200);
+        }
+        const pages = await walk(`/plants?limit=1000&after=${start - 1n}`, [start, start + 40n]);
+        const seen = pages.flatMap((page) => page.ids).filter((id) => id < start + 40n);
+        expect(seen).toEqual(ids);
+        expect(pages.length).toBeGreaterThan(2);
+        for (const page of pages.slice(0, -1)) {
+          expect(page.bytes).toBeLessThanOrEqual(MIB);
+          // Nearly full: the next plant (~60 KB) would have passed 1 MiB.
+          expect(page.bytes).toBeGreaterThan(MIB - 70_000);
+          expect(page.link).toBe(`</plants?limit=1000&after=${page.ids.at(-1)}>; rel="next"`);
+        }
+      });
+
+      it('when names grow under JSON escaping, then the body still stops before 1 MiB, and the next page starts after its last plant', async () => {
+        // 10,000 control characters: 10 KB stored, 60 KB written as JSON (\u0001 each).
+        const start = 2n ** 62n + 2n ** 51n;
+        const ids = Array.from({ length: 30 }, (_, index) => start + BigInt(index));
+        const escaped = '\\u0001'.repeat(10_000);
+        for (const id of ids) {
+          expect((await server.createPlant(`{"id":${id},"name":"${escaped}"}`)).status).toBe(200);
+        }
+        const pages = await walk(`/plants?limit=50&after=${start - 1n}`, [start, start + 30n]);
+        expect(pages.flatMap((page) => page.ids).filter((id) => id < start + 30n)).toEqual(ids);
+        const [first] = pages;
+        expect(first?.bytes).toBeLessThanOrEqual(MIB);
+        expect(first?.ids.length).toBeLessThan(30);
+        expect(first?.link).toBe(`</plants?limit=50&after=${first?.ids.at(-1)}>; rel="next"`);
+      });
+
+      it('when one plant alone is larger than 1 MiB, then a page answers it alone, whole, with a Link after it', async () => {
+        // Larger than any request body: stored through the storage itself.
+        const start = 2n ** 62n + 2n ** 52n;
+        const huge = { id: start, name: 'Monstera '.repeat(150_000), tag: 'aroid' };
+        await server.storage.plants.insertIfAbsent(huge);
+        await server.storage.plants.insertIfAbsent({ id: start + 1n, name: 'Fern' });
+        const response = await fetch(`${server.url}/plants?limit=10&after=${start - 1n}`, { headers: auth });
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(Buffer.byteLength(text)).toBeGreaterThan(MIB);
+        expect(JSON.parse(text)).toEqual([{ id: Number(start), name: huge.name, tag: 'aroid' }]);
+        expect(response.headers.get('link')).toBe(`</plants?limit=10&after=${start}>; rel="next"`);
+        const next = await fetch(`${server.url}/plants?limit=10&after=${start}`, { headers: auth });
+        expect(((await next.json()) as unknown[])[0]).toEqual({ id: Number(start + 1n), name: 'Fern' });
+      });
+    });
+
     describe('health and readiness', () => {
       it('when /healthz is asked without a token, then it answers 200 ok', async () => {
         const response = await fetch(`${server.url}/healthz`);

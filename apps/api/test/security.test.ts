@@ -31,7 +31,7 @@ function switchableStorage(): { storage: PlantStorage; setDown(down: boolean): v
           return inner.plants.insertIfAbsent(plant);
         },
         findById: (id) => inner.plants.findById(id),
-        listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+        listAfter: (after, limit, maxBytes) => inner.plants.listAfter(after, limit, maxBytes),
         deleteById: (id) => inner.plants.deleteById(id),
       },
     },

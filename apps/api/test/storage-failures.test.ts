@@ -26,7 +26,7 @@ function failingStorage(): { storage: PlantStorage; failWith(failure: Failure): 
           return inner.plants.insertIfAbsent(plant);
         },
         findById: (id) => inner.plants.findById(id),
-        listAfter: (after, limit) => inner.plants.listAfter(after, limit),
+        listAfter: (after, limit, maxBytes) => inner.plants.listAfter(after, limit, maxBytes),
         deleteById: (id) => inner.plants.deleteById(id),
       },
       checkReady: async () => fail(),

@@ -32,5 +32,5 @@ export {
   parseListPlantsParameters,
   parsePlantIdParameter,
 } from './plant-parameters.schema.ts';
-export type { InsertOutcome, PlantRepository } from './plant-repository.port.ts';
+export type { InsertOutcome, PlantRepository, PlantsFound } from './plant-repository.port.ts';
 export type { PlantStorage } from './plant-storage.port.ts';

@@ -4,20 +4,26 @@ import { InvalidParameterError, StorageUnavailableError } from './errors.ts';
 import { type ListPlantsDeps, listPlants } from './list-plants.ts';
 import { INT64_MAX, INT64_MIN, type NewPlant } from './plant.ts';
 
-/** A listAfter over a fixed set of plants, recording what it was asked. */
+/** A listAfter over a fixed set of plants (each name as long as its id's digits), recording what it was asked. */
 function storedPlants(
   ids: readonly bigint[],
-): ListPlantsDeps['plants'] & { asked: [bigint | undefined, number][] } {
+): ListPlantsDeps['plants'] & { asked: [bigint | undefined, number, number | undefined][] } {
   const sorted = [...new Set(ids)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const asked: [bigint | undefined, number][] = [];
+  const asked: [bigint | undefined, number, number | undefined][] = [];
   return {
     asked,
-    listAfter: async (after, limit) => {
-      asked.push([after, limit]);
-      return sorted
-        .filter((id) => after === undefined || id > after)
-        .slice(0, limit)
-        .map((id): NewPlant => ({ id, name: `plant ${id}` }));
+    listAfter: async (after, limit, maxBytes = Number.POSITIVE_INFINITY) => {
+      asked.push([after, limit, maxBytes === Number.POSITIVE_INFINITY ? undefined : maxBytes]);
+      const following = sorted.filter((id) => after === undefined || id > after);
+      const plants: NewPlant[] = [];
+      let bytes = 0;
+      for (const id of following.slice(0, limit)) {
+        const name = `${id}`;
+        if (plants.length > 0 && bytes + name.length > maxBytes) break;
+        bytes += name.length;
+        plants.push({ id, name });
+      }
+      return { plants, more: following.length > plants.length };
     },
   };
 }
@@ -36,8 +42,7 @@ describe('listPlants', () => {
     const page = await listPlants({ plants });
     expect(page.plants.map((plant) => plant.id)).toEqual(range(1, 100));
     expect(page.next).toStrictEqual({ limit: 100, after: 100n });
-    // One more than the page, to learn whether another follows.
-    expect(plants.asked).toEqual([[undefined, 101]]);
+    expect(plants.asked).toEqual([[undefined, 100, undefined]]);
   });
 
   it('when exactly limit plants remain, then the page holds them all and names no next page', async () => {
@@ -117,7 +122,45 @@ describe('listPlants', () => {
   it.each([1, 1000])('when limit is %i, then it is accepted', async (limit) => {
     const plants = storedPlants([1n]);
     await listPlants({ plants }, { limit });
-    expect(plants.asked).toEqual([[undefined, limit + 1]]);
+    expect(plants.asked).toEqual([[undefined, limit, undefined]]);
+  });
+
+  it('when a page is given a byte budget, then it is passed on, and a page cut short by it names the next page after its last plant', async () => {
+    // Names of 2 bytes (10 to 99): 7 fit in 15 bytes.
+    const plants = storedPlants(range(10, 40));
+    const page = await listPlants({ plants }, { limit: 20 }, { maxBytes: 15 });
+    expect(page.plants.map((plant) => plant.id)).toEqual(range(10, 16));
+    expect(page.next).toStrictEqual({ limit: 20, after: 16n });
+    expect(plants.asked).toEqual([[undefined, 20, 15]]);
+  });
+
+  it('when the first plant alone is over the budget, then the page holds it alone and names the next page', async () => {
+    const page = await listPlants({ plants: storedPlants(range(100, 102)) }, {}, { maxBytes: 1 });
+    expect(page.plants.map((plant) => plant.id)).toEqual([100n]);
+    expect(page.next).toStrictEqual({ limit: 100, after: 100n });
+  });
+
+  it('when pages are walked by next under a byte budget, then every plant comes exactly once, ascending (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.bigInt({ min: INT64_MIN, max: INT64_MAX }), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 0, max: 60 }),
+        async (ids, limit, maxBytes) => {
+          const plants = storedPlants(ids);
+          const seen: bigint[] = [];
+          let page = await listPlants({ plants }, { limit }, { maxBytes });
+          seen.push(...page.plants.map((plant) => plant.id));
+          while (page.next) {
+            expect(page.plants.length).toBeGreaterThan(0);
+            page = await listPlants({ plants }, page.next, { maxBytes });
+            seen.push(...page.plants.map((plant) => plant.id));
+          }
+          expect(seen).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('when storage is unavailable, then its error reaches the caller unchanged', async () => {

@@ -6,6 +6,14 @@ export interface ListPlantsDeps {
   readonly plants: Pick<PlantRepository, 'listAfter'>;
 }
 
+export interface ListPlantsOptions {
+  /**
+   * The most content (UTF-8 bytes of names and tags) a page may hold: a page stops before the plant
+   * that would pass it, but always holds one plant. Unbounded when absent.
+   */
+  readonly maxBytes?: number;
+}
+
 /** One page of plants, and the query of the next page when more plants remain after it. */
 export interface PlantPage {
   /** The plants with their ids, ascending by id. */
@@ -16,15 +24,18 @@ export interface PlantPage {
 
 /**
  * A page of at most `limit` plants (default 100, at most 1000) with ids greater than `after`
- * (from the smallest id when absent), ascending. Walking pages by `next` sees every plant that is
- * stored for the whole walk exactly once, whatever is created or deleted meanwhile.
- * Throws InvalidParameterError naming a bad `limit` or `after`, and whatever the repository throws.
+ * (from the smallest id when absent), ascending, within `maxBytes` of content. Walking pages by
+ * `next` sees every plant that is stored for the whole walk exactly once, whatever is created or
+ * deleted meanwhile. Throws InvalidParameterError naming a bad `limit` or `after`, and whatever the
+ * repository throws.
  */
-export async function listPlants(deps: ListPlantsDeps, query: ListPlantsQuery = {}): Promise<PlantPage> {
+export async function listPlants(
+  deps: ListPlantsDeps,
+  query: ListPlantsQuery = {},
+  options: ListPlantsOptions = {},
+): Promise<PlantPage> {
   const { limit, after } = parseListPlantsQuery(query);
-  // One plant more than the page says whether another page follows, without a count or a second query.
-  const found = await deps.plants.listAfter(after, limit + 1);
-  if (found.length <= limit) return { plants: found };
-  const plants = found.slice(0, limit);
-  return { plants, next: { limit, after: (plants[limit - 1] as NewPlant).id } };
+  const { plants, more } = await deps.plants.listAfter(after, limit, options.maxBytes);
+  const last = plants.at(-1);
+  return more && last !== undefined ? { plants, next: { limit, after: last.id } } : { plants };
 }

@@ -6,6 +6,14 @@ export type InsertOutcome =
   | { readonly inserted: true }
   | { readonly inserted: false; readonly existing: NewPlant };
 
+/** A page of plants as listAfter found it. */
+export interface PlantsFound {
+  /** Ascending by id, exactly as stored. */
+  readonly plants: NewPlant[];
+  /** Whether plants with greater ids than the last of these are stored (when it ran). */
+  readonly more: boolean;
+}
+
 /** Where plants are kept. Every adapter proves itself against @plant-store/storage-contract. */
 export interface PlantRepository {
   /**
@@ -24,12 +32,15 @@ export interface PlantRepository {
   findById(id: bigint): Promise<NewPlant | undefined>;
 
   /**
-   * At most `limit` plants with ids greater than `after` (from the smallest id when undefined),
-   * ascending by id, exactly as stored. Each call sees the plants stored when it runs; a plant
-   * stored for the whole of a walk of pages (each call `after` the last id of the previous) is
-   * returned exactly once by it. `limit` is a positive integer.
+   * The plants with ids greater than `after` (from the smallest id when undefined), ascending by id,
+   * exactly as stored: at most `limit` of them, and only as many as fit in `maxBytes` of content
+   * (the UTF-8 bytes of their names and tags, summed), but always the first one, however large;
+   * `more` says whether others follow. A plant past the budget is not read whole. Each call sees the
+   * plants stored when it runs; a plant stored for the whole of a walk of pages (each call `after`
+   * the last id of the previous, while `more`) is returned exactly once by it. `limit` is a positive
+   * integer; `maxBytes` a non-negative one, unbounded when absent.
    */
-  listAfter(after: bigint | undefined, limit: number): Promise<NewPlant[]>;
+  listAfter(after: bigint | undefined, limit: number, maxBytes?: number): Promise<PlantsFound>;
 
   /**
    * Deletes the plant stored under this id, in one atomic step: true when a plant was deleted,

@@ -53,7 +53,17 @@ export function describeByteOrderMarkContract(plants: () => PlantRepository): vo
       const found = await plants().findById(plant.id);
       expect(found).toStrictEqual(plant);
       expect([...(found?.name ?? '')].length).toBe([...name].length);
-      await expect(plants().listAfter(band.before, 1)).resolves.toStrictEqual([plant]);
+      await expect(plants().listAfter(band.before, 1)).resolves.toMatchObject({ plants: [plant] });
+      // The budget counts the U+FEFF's three bytes: it fits exactly, not one byte less.
+      const bytes = Buffer.byteLength(name) + (tag === undefined ? 0 : Buffer.byteLength(tag));
+      await plants().insertIfAbsent({ id: band.at(2), name: 'next' });
+      await expect(plants().listAfter(band.before, 2, bytes + 4)).resolves.toMatchObject({
+        plants: [plant, { id: band.at(2), name: 'next' }],
+      });
+      await expect(plants().listAfter(band.before, 2, bytes + 3)).resolves.toStrictEqual({
+        plants: [plant],
+        more: true,
+      });
     },
   );
 

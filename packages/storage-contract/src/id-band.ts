@@ -47,7 +47,7 @@ export async function walkBand(plants: PlantRepository, band: IdBand, limit: num
   const seen: NewPlant[] = [];
   let after = band.before;
   for (;;) {
-    const page = await plants.listAfter(after, limit);
+    const { plants: page, more } = await plants.listAfter(after, limit);
     expect(page.length).toBeLessThanOrEqual(limit);
     let previous = after;
     for (const plant of page) {
@@ -56,8 +56,10 @@ export async function walkBand(plants: PlantRepository, band: IdBand, limit: num
     }
     const inBand = page.filter((plant) => band.contains(plant.id));
     seen.push(...inBand);
-    // A short page is the end of the store; an id beyond the band, the end of the band.
-    if (page.length < limit || inBand.length < page.length) return seen;
+    // The end of the store, or an id beyond the band: the end of the band.
+    if (!more || inBand.length < page.length) return seen;
+    // Without a byte budget only the limit ends a page early.
+    expect(page).toHaveLength(limit);
     after = previous;
   }
 }

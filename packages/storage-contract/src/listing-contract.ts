@@ -41,11 +41,14 @@ export function describeListingContract(plants: () => PlantRepository): void {
     for (const plant of stored) await plants().insertIfAbsent(plant);
     const [p5, p1, p9, p3, p7] = stored;
 
-    await expect(plants().listAfter(band.before, 5)).resolves.toStrictEqual([p1, p3, p5, p7, p9]);
+    // Whether plants follow the band depends on the rest of the store: only the page is known here.
+    await expect(plants().listAfter(band.before, 5)).resolves.toMatchObject({ plants: [p1, p3, p5, p7, p9] });
     const afterThree = await plants().listAfter(band.at(3), 3);
-    expect(afterThree).toStrictEqual([p5, p7, p9]);
+    expect(afterThree.plants).toStrictEqual([p5, p7, p9]);
     // Between two stored ids: the cursor itself need not be stored.
-    const afterSix = (await plants().listAfter(band.at(6), 10)).filter((plant) => band.contains(plant.id));
+    const afterSix = (await plants().listAfter(band.at(6), 10)).plants.filter((plant) =>
+      band.contains(plant.id),
+    );
     expect(afterSix).toStrictEqual([p7, p9]);
     expect(afterSix[1] && Object.keys(afterSix[1])).toEqual(['id', 'name', 'tag']);
   });
@@ -54,9 +57,13 @@ export function describeListingContract(plants: () => PlantRepository): void {
     const band = freshIdBand();
     const stored = Array.from({ length: 6 }, (_, i) => ({ id: band.at(10 * i), name: `plant ${i}` }));
     await Promise.all(stored.map((plant) => plants().insertIfAbsent(plant)));
-    for (const limit of [1, 2, 5, 6]) {
-      await expect(plants().listAfter(band.before, limit)).resolves.toStrictEqual(stored.slice(0, limit));
+    for (const limit of [1, 2, 5]) {
+      await expect(plants().listAfter(band.before, limit)).resolves.toStrictEqual({
+        plants: stored.slice(0, limit),
+        more: true,
+      });
     }
+    await expect(plants().listAfter(band.before, 6)).resolves.toMatchObject({ plants: stored });
     for (const limit of [1, 2, 3, 7]) {
       await expect(walkBand(plants(), band, limit)).resolves.toStrictEqual(stored);
     }
@@ -79,28 +86,38 @@ export function describeListingContract(plants: () => PlantRepository): void {
       { id: band.at(9), name: 'Ivy', tag: 'y'.repeat(1_998) },
     ];
     for (const plant of [...stored].reverse()) await plants().insertIfAbsent(plant);
-    await expect(plants().listAfter(band.before, stored.length)).resolves.toStrictEqual(stored);
+    await expect(plants().listAfter(band.before, stored.length)).resolves.toMatchObject({ plants: stored });
     for (const limit of [1, 2, 4]) {
       await expect(walkBand(plants(), band, limit)).resolves.toStrictEqual(stored);
     }
-    await expect(plants().listAfter(band.at(4), 3)).resolves.toStrictEqual(stored.slice(4, 7));
+    await expect(plants().listAfter(band.at(4), 3)).resolves.toStrictEqual({
+      plants: stored.slice(4, 7),
+      more: true,
+    });
   });
 
   it('when no cursor is given, then the list starts at the smallest id of the store, INT64_MIN here', async () => {
     const [minimumRun] = await storeEdgeRuns(plants());
-    await expect(plants().listAfter(undefined, 3)).resolves.toStrictEqual(minimumRun);
+    await expect(plants().listAfter(undefined, 3)).resolves.toStrictEqual({ plants: minimumRun, more: true });
   });
 
   it('when the cursor is INT64_MIN, then INT64_MIN itself is left out', async () => {
     const [minimumRun = []] = await storeEdgeRuns(plants());
-    await expect(plants().listAfter(INT64_MIN, 2)).resolves.toStrictEqual(minimumRun.slice(1));
+    await expect(plants().listAfter(INT64_MIN, 2)).resolves.toStrictEqual({
+      plants: minimumRun.slice(1),
+      more: true,
+    });
   });
 
   it('when the cursor is INT64_MAX - 1, then only INT64_MAX comes; after INT64_MAX, nothing', async () => {
     const runs = await storeEdgeRuns(plants());
     const maximum = runs.at(-1)?.at(-1);
-    await expect(plants().listAfter(INT64_MAX - 1n, 10)).resolves.toStrictEqual([maximum]);
-    await expect(plants().listAfter(INT64_MAX, 10)).resolves.toStrictEqual([]);
+    await expect(plants().listAfter(INT64_MAX - 1n, 10)).resolves.toStrictEqual({
+      plants: [maximum],
+      more: false,
+    });
+    await expect(plants().listAfter(INT64_MAX - 2n, 1)).resolves.toMatchObject({ more: true });
+    await expect(plants().listAfter(INT64_MAX, 10)).resolves.toStrictEqual({ plants: [], more: false });
   });
 
   it('when ids sit at both int64 edges, around 0 and around ±2^53, then they list in exact numeric order across the whole range', async () => {
@@ -109,12 +126,12 @@ export function describeListingContract(plants: () => PlantRepository): void {
       const first = EDGE_RUNS[index]?.[0] as bigint;
       // Consecutive ids: nothing else can come between them, whatever else the store holds.
       const cursor = first === INT64_MIN ? undefined : first - 1n;
-      await expect(plants().listAfter(cursor, run.length)).resolves.toStrictEqual(run);
+      await expect(plants().listAfter(cursor, run.length)).resolves.toMatchObject({ plants: run });
       // From the end of one run, the next id listed is no further than the start of the next run.
       const last = run.at(-1)?.id as bigint;
       const next = runs[index + 1]?.[0]?.id;
       if (next === undefined) continue;
-      const [following] = await plants().listAfter(last, 1);
+      const [following] = (await plants().listAfter(last, 1)).plants;
       expect(following && following.id > last && following.id <= next, `${following?.id} after ${last}`).toBe(
         true,
       );

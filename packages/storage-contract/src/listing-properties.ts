@@ -28,10 +28,9 @@ export async function checkListingNeighbours(plants: PlantRepository, numRuns: n
         for (const id of ids) stored.set(id, await storeOrKeep(plants, { id, name: `neighbour ${id}` }));
         const sorted = [...ids].sort(ascending);
         for (const [index, id] of sorted.entries()) {
-          await expect(plants.listAfter(id === INT64_MIN ? undefined : id - 1n, 1)).resolves.toStrictEqual([
-            stored.get(id),
-          ]);
-          const [following] = await plants.listAfter(id, 1);
+          const before = await plants.listAfter(id === INT64_MIN ? undefined : id - 1n, 1);
+          expect(before.plants).toStrictEqual([stored.get(id)]);
+          const [following] = (await plants.listAfter(id, 1)).plants;
           const next = sorted[index + 1];
           if (next === undefined && following === undefined) continue;
           expect(

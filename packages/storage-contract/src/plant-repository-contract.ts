@@ -11,6 +11,7 @@ import { describeByteOrderMarkContract } from './byte-order-mark-contract.ts';
 import { describeDeletingContract } from './deleting-contract.ts';
 import { describeEventsContract, describeNoEventsContract } from './events-contract.ts';
 import { describeListingContract } from './listing-contract.ts';
+import { describePageBytesContract } from './page-bytes-contract.ts';
 import { checkCreatePlantAgainstModel, checkRoundTrip } from './plant-properties.ts';
 import { BOUNDARY_IDS, SAMPLE_STRINGS } from './sample-strings.ts';
 import { storeOrKeep } from './store-or-keep.ts';
@@ -200,6 +201,10 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
         describeListingContract(plants);
       });
 
+      describe("a page's byte budget", () => {
+        describePageBytesContract(plants);
+      });
+
       describe('deleting', () => {
         describeDeletingContract(plants);
       });
@@ -301,9 +306,9 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
           try {
             await expect(reopened.plants.findById(deleted.id)).resolves.toBeUndefined();
             await expect(reopened.plants.findById(replaced.id)).resolves.toStrictEqual(replacement);
-            await expect(reopened.plants.listAfter(replaced.id - 1n, 1)).resolves.toStrictEqual([
-              replacement,
-            ]);
+            await expect(reopened.plants.listAfter(replaced.id - 1n, 1)).resolves.toMatchObject({
+              plants: [replacement],
+            });
           } finally {
             await reopened.close();
           }

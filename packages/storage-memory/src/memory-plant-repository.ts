@@ -1,6 +1,18 @@
 import type { InsertOutcome, NewPlant, PlantCreated, PlantRepository } from '@plant-store/domain';
 import { createSortedById } from './sorted-by-id.ts';
 
+/** A plant as the store keeps it: with the UTF-8 bytes of its name and tag, counted once, for pages. */
+interface StoredPlant extends NewPlant {
+  readonly bytes: number;
+}
+
+function stored(plant: NewPlant): StoredPlant {
+  const bytes = Buffer.byteLength(plant.name) + (plant.tag === undefined ? 0 : Buffer.byteLength(plant.tag));
+  return plant.tag === undefined
+    ? { id: plant.id, name: plant.name, bytes }
+    : { id: plant.id, name: plant.name, tag: plant.tag, bytes };
+}
+
 // Callers own the objects they pass and get: copying keeps the store immune to their later changes.
 function copyOf(plant: NewPlant): NewPlant {
   return plant.tag === undefined
@@ -26,25 +38,34 @@ export function createMemoryPlantStore(
    */
   record?: (created: PlantCreated) => void,
 ): MemoryPlantStore {
-  const plants = new Map<bigint, NewPlant>();
-  const ordered = createSortedById<NewPlant>();
+  const plants = new Map<bigint, StoredPlant>();
+  const ordered = createSortedById<StoredPlant>();
   return {
     insertIfAbsent(plant, created): InsertOutcome {
       const existing = plants.get(plant.id);
       if (existing) return { inserted: false, existing: copyOf(existing) };
       // The event first: if it cannot be recorded (it throws), the plant is not stored either.
       if (created && record) record({ type: created.type, plant: copyOf(created.plant) });
-      const stored = copyOf(plant);
-      plants.set(plant.id, stored);
-      ordered.add(stored);
+      const kept = stored(plant);
+      plants.set(plant.id, kept);
+      ordered.add(kept);
       return { inserted: true };
     },
     findById(id) {
       const plant = plants.get(id);
       return plant && copyOf(plant);
     },
-    listAfter(after, limit) {
-      return ordered.after(after, limit).map(copyOf);
+    listAfter(after, limit, maxBytes = Number.POSITIVE_INFINITY) {
+      // One more than the page, to know whether others follow.
+      const following = ordered.after(after, limit + 1);
+      const page: NewPlant[] = [];
+      let bytes = 0;
+      for (const plant of following) {
+        if (page.length === limit || (page.length > 0 && bytes + plant.bytes > maxBytes)) break;
+        bytes += plant.bytes;
+        page.push(copyOf(plant));
+      }
+      return { plants: page, more: following.length > page.length };
     },
     deleteById(id) {
       if (!plants.delete(id)) return false;
@@ -64,7 +85,7 @@ export function createMemoryPlantRepository(record?: (created: PlantCreated) => 
   return {
     insertIfAbsent: async (plant, created) => store.insertIfAbsent(plant, created),
     findById: async (id) => store.findById(id),
-    listAfter: async (after, limit) => store.listAfter(after, limit),
+    listAfter: async (after, limit, maxBytes) => store.listAfter(after, limit, maxBytes),
     deleteById: async (id) => store.deleteById(id),
   };
 }

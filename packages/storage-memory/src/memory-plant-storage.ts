@@ -96,9 +96,9 @@ export function openMemoryPlantStorage(options: MemoryPlantStorageOptions = {}):
       ensureOpen();
       return repository.findById(id);
     },
-    async listAfter(after, limit) {
+    async listAfter(after, limit, maxBytes) {
       ensureOpen();
-      return repository.listAfter(after, limit);
+      return repository.listAfter(after, limit, maxBytes);
     },
     async deleteById(id) {
       ensureOpen();

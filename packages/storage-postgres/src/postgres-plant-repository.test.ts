@@ -169,7 +169,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         for (const [statement, name] of PLANT_STATEMENT_NAMES) {
           if (name !== 'plant_store_list_first' && name !== 'plant_store_list_after') continue;
           await client.query(`prepare page_plan as ${statement}`);
-          const parameters = name === 'plant_store_list_first' ? '(101)' : '(0, 101)';
+          const parameters = name === 'plant_store_list_first' ? '(100, 1048576)' : '(0, 100, 1048576)';
           const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
             `explain (format json) execute page_plan ${parameters}`,
           );
@@ -210,16 +210,46 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
             plant_store_list_first: expected,
             plant_store_list_after: expected,
           });
-          await expect(storage.plants.listAfter(0n, 10)).resolves.toStrictEqual([
-            { id: 1n, name: 'short' },
-            { id: 2n, name: 'long'.repeat(1_000) },
-          ]);
+          await expect(storage.plants.listAfter(0n, 10)).resolves.toStrictEqual({
+            plants: [
+              { id: 1n, name: 'short' },
+              { id: 2n, name: 'long'.repeat(1_000) },
+            ],
+            more: false,
+          });
         } finally {
           await storage.close();
           await fresh.cleanup();
         }
       },
     );
+
+    it('when a page stops at its byte budget, then the plant after it is sent without its name and tag, and none after that', async () => {
+      const fresh = await createTestSchema(connectionString, 'budget');
+      const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
+      try {
+        for (const id of [1n, 2n, 3n, 4n])
+          await storage.plants.insertIfAbsent({ id, name: 'x'.repeat(64 * 1024) });
+        const listAfter = [...PLANT_STATEMENT_NAMES].find(
+          ([, name]) => name === 'plant_store_list_after',
+        )?.[0];
+        const { rows } = await withClient(
+          (client) => client.query(listAfter ?? '', ['0', '1000', String(100 * 1024)]),
+          fresh.connectionString,
+        );
+        expect(rows.map((row) => [row.id, row.name?.length ?? null, row.tag, row.kept])).toEqual([
+          ['1', 64 * 1024, null, true],
+          ['2', null, null, false],
+        ]);
+        await expect(storage.plants.listAfter(0n, 1000, 100 * 1024)).resolves.toStrictEqual({
+          plants: [{ id: 1n, name: 'x'.repeat(64 * 1024) }],
+          more: true,
+        });
+      } finally {
+        await storage.close();
+        await fresh.cleanup();
+      }
+    });
 
     it('when a migration fails, then opening rejects with an error that names the migration', async () => {
       const fresh = await createTestSchema(connectionString, 'fresh');

@@ -17,6 +17,14 @@ interface PlantRow {
   tag: string | null;
 }
 
+/** A row of a list page: a plant it keeps, or (kept false, without name and tag) the first that follows them. */
+interface PageRow extends PlantRow {
+  kept: boolean;
+}
+
+// A budget no page reaches: the largest int8, as the statements' parameter.
+const UNBOUNDED = '9223372036854775807';
+
 // BigInt() keeps the id exact even on a Kysely built without our int8 parser, where pg hands
 // int8 over as a string and PGlite as a number when it is safe.
 function toNewPlant(row: PlantRow): NewPlant {
@@ -91,14 +99,29 @@ const FIND_BY_IDS = 'select id, name, tag from plants where id = any($1::int8[])
 // the indexes, word for word: the planner uses a partial index only for a query that implies them.
 const SHORT = 'octet_length(name) + coalesce(octet_length(tag), 0) <= 2000';
 const LONG = 'octet_length(name) + coalesce(octet_length(tag), 0) > 2000';
-const listPage = (after: string, limit: string): string =>
-  `select id, name, tag from (
-    (select id, name, tag from plants where ${after}${SHORT} order by id limit ${limit})
-    union all
-    (select id, name, tag from plants where ${after}${LONG} order by id limit ${limit})
-  ) as page order by id limit ${limit}`;
-const LIST_FIRST = listPage('', '$1');
-const LIST_AFTER = listPage('id > $1::int8 and ', '$2');
+// Of the first `limit` + 1 plants, a page keeps the first `limit` while their running sum of bytes
+// stays within the budget (the first always), and answers the first plant it does not keep without
+// its name and tag, to say that more follow. octet_length reads a long value's size from its TOAST
+// pointer, so a plant past the budget is never read whole, nor sent.
+const listPage = (after: string, limit: string, maxBytes: string): string =>
+  `select id, case when kept then name end as name, case when kept then tag end as tag, kept from (
+    select id, name, tag,
+      n <= ${limit} and (n = 1 or total <= ${maxBytes}) as kept,
+      n = 1 or (n <= ${limit} + 1 and (n = 2 or total - bytes <= ${maxBytes})) as shown
+    from (
+      select id, name, tag, bytes, row_number() over running as n, sum(bytes) over running as total
+      from (
+        select id, name, tag, octet_length(name) + coalesce(octet_length(tag), 0) as bytes from (
+          (select id, name, tag from plants where ${after}${SHORT} order by id limit ${limit} + 1)
+          union all
+          (select id, name, tag from plants where ${after}${LONG} order by id limit ${limit} + 1)
+        ) as candidates
+      ) as sized
+      window running as (order by id rows between unbounded preceding and current row)
+    ) as counted
+  ) as page where shown order by id`;
+const LIST_FIRST = listPage('', '$1::int8', '$2::int8');
+const LIST_AFTER = listPage('id > $1::int8 and ', '$2::int8', '$3::int8');
 const DELETE_BY_ID = 'delete from plants where id = $1::int8 returning id';
 
 /**
@@ -306,13 +329,16 @@ export function createPostgresPlantRepository(
       }),
     // Keyset pagination on the primary key's index: `id > $after ORDER BY id LIMIT $n` reads only
     // the rows it returns, at any depth, where OFFSET would read and drop every row before them.
-    listAfter: (after, limit) =>
+    listAfter: (after, limit, maxBytes) =>
       mapStorageErrors(async () => {
-        const rows =
+        const budget = maxBytes === undefined ? UNBOUNDED : String(maxBytes);
+        const rows = (
           after === undefined
-            ? await run(LIST_FIRST, [limit])
-            : await run(LIST_AFTER, [after.toString(), limit]);
-        return (rows as PlantRow[]).map(toNewPlant);
+            ? await run(LIST_FIRST, [limit, budget])
+            : await run(LIST_AFTER, [after.toString(), limit, budget])
+        ) as PageRow[];
+        const kept = rows.filter((row) => row.kept);
+        return { plants: kept.map(toNewPlant), more: kept.length < rows.length };
       }),
     // One statement: of concurrent deletes of one id, the row lock lets one delete it, and the
     // others, once it has committed, find nothing.

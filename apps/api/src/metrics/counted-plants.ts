@@ -17,7 +17,7 @@ export function countCreatedPlants(
       return outcome;
     },
     findById: (id) => plants.findById(id),
-    listAfter: (after, limit) => plants.listAfter(after, limit),
+    listAfter: (after, limit, maxBytes) => plants.listAfter(after, limit, maxBytes),
     deleteById: (id) => plants.deleteById(id),
   };
 }

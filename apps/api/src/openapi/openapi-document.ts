@@ -202,7 +202,9 @@ export function buildOpenApiDocument(): OpenApiDocument {
           description:
             'While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. ' +
             'Following it from the first page sees every plant stored for the whole walk exactly once, whatever ' +
-            'is created or deleted meanwhile. Unknown parameters are ignored.',
+            'is created or deleted meanwhile. A page holds at most `limit` plants and at most 1 MiB of body, ' +
+            'but always one plant: a page of long plants may hold fewer than `limit` and still have a next ' +
+            'one, which starts after its last plant. Unknown parameters are ignored.',
           parameters: [
             {
               name: 'limit',

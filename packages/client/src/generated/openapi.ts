@@ -81,7 +81,7 @@ export interface paths {
         };
         /**
          * Lists plants with their ids, ascending by id, a page at a time (HEAD: headers only).
-         * @description While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. Following it from the first page sees every plant stored for the whole walk exactly once, whatever is created or deleted meanwhile. Unknown parameters are ignored.
+         * @description While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. Following it from the first page sees every plant stored for the whole walk exactly once, whatever is created or deleted meanwhile. A page holds at most `limit` plants and at most 1 MiB of body, but always one plant: a page of long plants may hold fewer than `limit` and still have a next one, which starts after its last plant. Unknown parameters are ignored.
          */
         get: operations["listPlants"];
         put?: never;

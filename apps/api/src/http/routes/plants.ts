@@ -1,8 +1,10 @@
 import {
   createPlant,
+  DEFAULT_PAGE_LIMIT,
   deletePlant,
   getPlant,
   listPlants,
+  type NewPlant,
   NewPlantSchema,
   type PlantPage,
   type PlantRepository,
@@ -11,7 +13,7 @@ import {
 } from '@plant-store/domain';
 import type { Middleware } from 'koa';
 import type { AppState } from '../app-state.ts';
-import { stringifyExactJson } from '../json/exact-json.ts';
+import { jsonStringBound, stringifyBoundedArray } from '../json/bounded-array.ts';
 
 /**
  * The members of a NewPlant the domain reads, taken from its schema. The body reader builds these
@@ -52,16 +54,39 @@ function nextPageLink(next: PlantPage['next']): string | undefined {
   return next === undefined ? undefined : `</plants?limit=${next.limit}&after=${next.after}>; rel="next"`;
 }
 
+/** DESIGN.md: a list page's body takes at most 1 MiB, but holds one plant whatever its size. */
+export const PAGE_BODY_MAX_BYTES = 1024 * 1024;
+
+// `{"id":` and up to 20 digits, `,"name":`, `,"tag":`, `}` and the comma after it, with room to spare.
+const PLANT_JSON_OVERHEAD = 64;
+
+function plantJsonBound(plant: NewPlant): number {
+  return (
+    PLANT_JSON_OVERHEAD +
+    jsonStringBound(plant.name) +
+    (plant.tag === undefined ? 0 : jsonStringBound(plant.tag))
+  );
+}
+
 /**
  * GET (and HEAD) /plants?limit=&after=: a page of plants with their ids, ascending; `Link: rel="next"`
- * while more remain. Ids are written as exact JSON integers, whatever their size.
+ * while more remain. Ids are written as exact JSON integers, whatever their size. The storage reads no
+ * more than the body's budget of names and tags; JSON escaping may still make them longer, so the body
+ * ends before the plant that would pass it, and the next page starts after the last one written.
  */
 export function listPlantsHandler(plants: PlantRepository): Middleware<AppState> {
   return async (ctx) => {
-    const page = await listPlants({ plants }, parseListPlantsParameters(ctx.query));
-    const link = nextPageLink(page.next);
+    const query = parseListPlantsParameters(ctx.query);
+    const page = await listPlants({ plants }, query, { maxBytes: PAGE_BODY_MAX_BYTES });
+    const body = stringifyBoundedArray(page.plants, PAGE_BODY_MAX_BYTES, plantJsonBound);
+    const last = page.plants[body.count - 1];
+    const next =
+      body.count < page.plants.length && last !== undefined
+        ? { limit: query.limit ?? DEFAULT_PAGE_LIMIT, after: last.id }
+        : page.next;
+    const link = nextPageLink(next);
     if (link !== undefined) ctx.set('Link', link);
-    answerJson(ctx, stringifyExactJson(page.plants));
+    answerJson(ctx, body.text);
   };
 }
 
