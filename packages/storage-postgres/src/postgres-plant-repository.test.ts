@@ -169,7 +169,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         for (const [statement, name] of PLANT_STATEMENT_NAMES) {
           if (name !== 'plant_store_list_first' && name !== 'plant_store_list_after') continue;
           await client.query(`prepare page_plan as ${statement}`);
-          const parameters = name === 'plant_store_list_first' ? '(100, 1048576)' : '(0, 100, 1048576)';
+          const parameters = name === 'plant_store_list_first' ? '(101, 1048576)' : '(0, 101, 1048576)';
           const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
             `explain (format json) execute page_plan ${parameters}`,
           );
@@ -224,6 +224,43 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       },
     );
 
+    it('when a list statement runs again and again on one connection, then the server settles on one plan for it, not one per call', async () => {
+      const fresh = await createTestSchema(connectionString, 'generic');
+      const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
+      try {
+        const plans = await withClient(async (client) => {
+          // Enough plants that a plan made for any page size would cost more than one made for a hundred.
+          await client.query(
+            "insert into plants (id, name) select g, 'plant ' || g from generate_series(1, 100000) g",
+          );
+          await client.query('analyze plants');
+          const found: Record<string, number> = {};
+          for (const [statement, name] of PLANT_STATEMENT_NAMES) {
+            if (name !== 'plant_store_list_first' && name !== 'plant_store_list_after') continue;
+            for (let call = 0; call < 10; call += 1) {
+              const values = [String(call * 20), '101', '1048576'];
+              await client.query({
+                name,
+                text: statement,
+                values: name === 'plant_store_list_first' ? values.slice(1) : values,
+              });
+            }
+            const { rows } = await client.query<{ generic_plans: string }>(
+              'select generic_plans from pg_prepared_statements where name = $1',
+              [name],
+            );
+            found[name] = Number(rows[0]?.generic_plans);
+          }
+          return found;
+        }, fresh.connectionString);
+        // PostgreSQL plans the first five calls for their values, then keeps a generic plan when it costs no more.
+        expect(plans).toStrictEqual({ plant_store_list_first: 5, plant_store_list_after: 5 });
+      } finally {
+        await storage.close();
+        await fresh.cleanup();
+      }
+    });
+
     it('when a page stops at its byte budget, then the plant after it is sent without its name and tag, and none after that', async () => {
       const fresh = await createTestSchema(connectionString, 'budget');
       const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
@@ -234,7 +271,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           ([, name]) => name === 'plant_store_list_after',
         )?.[0];
         const { rows } = await withClient(
-          (client) => client.query(listAfter ?? '', ['0', '1000', String(100 * 1024)]),
+          (client) => client.query(listAfter ?? '', ['0', '1001', String(100 * 1024)]),
           fresh.connectionString,
         );
         expect(rows.map((row) => [row.id, row.name?.length ?? null, row.tag, row.kept])).toEqual([

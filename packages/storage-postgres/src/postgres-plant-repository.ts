@@ -99,27 +99,29 @@ const FIND_BY_IDS = 'select id, name, tag from plants where id = any($1::int8[])
 // the indexes, word for word: the planner uses a partial index only for a query that implies them.
 const SHORT = 'octet_length(name) + coalesce(octet_length(tag), 0) <= 2000';
 const LONG = 'octet_length(name) + coalesce(octet_length(tag), 0) > 2000';
-// Of the first `limit` + 1 plants, a page keeps the first `limit` while their running sum of bytes
-// stays within the budget (the first always), and answers the first plant it does not keep without
-// its name and tag, to say that more follow. octet_length reads a long value's size from its TOAST
-// pointer, so a plant past the budget is never read whole, nor sent.
-const listPage = (after: string, limit: string, maxBytes: string): string =>
+// A page reads the first `limit` + 1 plants (`upTo`): it keeps the first `limit` of them while their
+// running sum of bytes stays within the budget (the first always), and answers the first plant it
+// does not keep without its name and tag, to say that more follow. octet_length reads a long value's
+// size from its TOAST pointer, so a plant past the budget is never read whole, nor sent. The limits
+// on the merged run and on the whole are the page's own: they let the server plan it once, not per call.
+const listPage = (after: string, upTo: string, maxBytes: string): string =>
   `select id, case when kept then name end as name, case when kept then tag end as tag, kept from (
     select id, name, tag,
-      n <= ${limit} and (n = 1 or total <= ${maxBytes}) as kept,
-      n = 1 or (n <= ${limit} + 1 and (n = 2 or total - bytes <= ${maxBytes})) as shown
+      n < ${upTo} and (n = 1 or total <= ${maxBytes}) as kept,
+      n <= 2 or total - bytes <= ${maxBytes} as shown
     from (
       select id, name, tag, bytes, row_number() over running as n, sum(bytes) over running as total
       from (
         select id, name, tag, octet_length(name) + coalesce(octet_length(tag), 0) as bytes from (
-          (select id, name, tag from plants where ${after}${SHORT} order by id limit ${limit} + 1)
+          (select id, name, tag from plants where ${after}${SHORT} order by id limit ${upTo})
           union all
-          (select id, name, tag from plants where ${after}${LONG} order by id limit ${limit} + 1)
+          (select id, name, tag from plants where ${after}${LONG} order by id limit ${upTo})
+          order by id limit ${upTo}
         ) as candidates
       ) as sized
       window running as (order by id rows between unbounded preceding and current row)
     ) as counted
-  ) as page where shown order by id`;
+  ) as page where shown order by id limit ${upTo}`;
 const LIST_FIRST = listPage('', '$1::int8', '$2::int8');
 const LIST_AFTER = listPage('id > $1::int8 and ', '$2::int8', '$3::int8');
 const DELETE_BY_ID = 'delete from plants where id = $1::int8 returning id';
@@ -334,8 +336,8 @@ export function createPostgresPlantRepository(
         const budget = maxBytes === undefined ? UNBOUNDED : String(maxBytes);
         const rows = (
           after === undefined
-            ? await run(LIST_FIRST, [limit, budget])
-            : await run(LIST_AFTER, [after.toString(), limit, budget])
+            ? await run(LIST_FIRST, [limit + 1, budget])
+            : await run(LIST_AFTER, [after.toString(), limit + 1, budget])
         ) as PageRow[];
         const kept = rows.filter((row) => row.kept);
         return { plants: kept.map(toNewPlant), more: kept.length < rows.length };
