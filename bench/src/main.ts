@@ -1,188 +1,221 @@
-// `pnpm bench`: the service under load on memory, embedded PGlite and PostgreSQL, beside its
-// baselines measured in the same run on the same machine; prints the figures and their ratios,
-// writes bench/results/latest.json and BENCHMARKS.md. See bench/README.md.
+// `pnpm bench`: the service against its baselines on the same stack, measured in one run on one
+// machine in interleaved rounds; prints the figures and the verdicts, writes bench/results/latest.json
+// and BENCHMARKS.md. See bench/README.md.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { removeBenchContainers } from './docker.ts';
-import { describeMachine, formatLoadAverage } from './machine.ts';
-import { type BenchOptions, parseOptions, USAGE } from './options.ts';
-import { pgbenchVersion } from './pgbench.ts';
-import { benchDatabaseUrl, durabilitySettings, ensureBenchDatabase, holdBenchLock } from './postgres.ts';
-import { killAllChildren } from './processes.ts';
-import { compare, evaluateGoals, renderMarkdown, renderText } from './report.ts';
-import {
-  type BenchReport,
-  POSTGRES_TARGETS,
-  TARGET_KEYS,
-  TARGET_LABELS,
-  type TargetKey,
-  type TargetRun,
-} from './results.ts';
-import { type BenchContext, planParts, segmentSeconds } from './targets.ts';
-import { removeTempDirs } from './temp-dirs.ts';
+import { parseArgs } from 'node:util';
+import { openBenchDatabase } from './database.ts';
+import { type Context, cleanUp, machineCpu, type Options, type Part } from './harness.ts';
+import { embeddedPart } from './parts/embedded.ts';
+import { growthPart } from './parts/growth.ts';
+import { hostilePart } from './parts/hostile.ts';
+import { removeContainers } from './parts/image.ts';
+import { memoryPart } from './parts/memory.ts';
+import { pgbenchVersion, postgresPart } from './parts/postgres.ts';
+import { webhookPart } from './parts/webhook.ts';
+import { type Report, renderMarkdown, renderText, type TargetRun } from './report.ts';
+
+const PARTS: readonly Part[] = [memoryPart, embeddedPart, postgresPart, growthPart, webhookPart, hostilePart];
+const USAGE = `Usage: pnpm bench [options]
+
+  --duration <s>        seconds of load on each server at each level, shared by the rounds (default 10)
+  --quick               3 s per server and level and a 1 s warm-up
+  --rounds <n>          interleaved rounds, at least 3 (default 3)
+  --connections <list>  concurrency levels (default 1,16,64)
+  --only <list>         parts or sides of them; figures to bench/results/partial.json, BENCHMARKS.md left alone:
+${PARTS.map((part) => `                          ${part.name}${part.keys.length > 0 ? `: ${part.keys.join(', ')}` : ''}`).join('\n')}
+  --no-write            print only
+  --render              measure nothing: write BENCHMARKS.md again from bench/results/latest.json
+
+Environment: BENCH_DATABASE_URL, a PostgreSQL server on this machine (default
+postgres://postgres@127.0.0.1:5432/postgres); the bench uses its own database plant_store_bench there.`;
 
 const root = join(import.meta.dirname, '..', '..');
-const log = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const profile = readFileSync(join(root, 'bench', 'PROFILE.md'), 'utf8');
+const latestPath = join(root, 'bench', 'results', 'latest.json');
 
-// Whatever ends the bench, no server it started outlives it, nor any container.
-process.on('exit', () => {
-  killAllChildren();
-  removeBenchContainers();
-  removeTempDirs();
-});
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => {
-    log(`\n${signal}: stopping the servers`);
-    process.exit(130);
+function parseOptions(): Options & { write: boolean; render: boolean } {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '1,16,64' },
+      only: { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+      render: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   });
+  if (values.help) {
+    log(USAGE);
+    process.exit(0);
+  }
+  const positive = (name: string, text: string) => {
+    const value = Number(text);
+    if (!(value > 0)) throw new Error(`${name} must be a positive number, not "${text}"`);
+    return value;
+  };
+  const rounds = Math.round(positive('--rounds', values.rounds));
+  // Fewer rounds give no spread to judge on.
+  if (rounds < 3) throw new Error(`--rounds must be at least 3, not ${values.rounds}`);
+  return {
+    durationSeconds:
+      values.duration === undefined ? (values.quick ? 3 : 10) : positive('--duration', values.duration),
+    warmupSeconds: values.quick ? 1 : 2,
+    rounds,
+    connections: values.connections.split(',').map((text) => Math.round(positive('--connections', text))),
+    ...(values.only === undefined ? {} : { only: values.only.split(',').map((name) => name.trim()) }),
+    write: !values['no-write'],
+    render: values.render,
+  };
 }
 
-let options: BenchOptions | 'help' | 'render';
+let options: ReturnType<typeof parseOptions>;
 try {
-  options = parseOptions(process.argv.slice(2), process.env);
+  options = parseOptions();
 } catch (error) {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}\n`);
   process.exit(2);
 }
-if (options === 'help') {
-  log(USAGE);
+if (options.render) {
+  const latest = JSON.parse(readFileSync(latestPath, 'utf8'));
+  if (latest.machine?.details === undefined) {
+    process.stderr.write(
+      'bench/results/latest.json is from an older bench: a full pnpm bench writes it anew\n',
+    );
+    process.exit(2);
+  }
+  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(latest, profile));
+  log('wrote BENCHMARKS.md from bench/results/latest.json');
   process.exit(0);
 }
-// What the profiles showed and what was changed: written by people, kept with the figures.
-const profileNotesPath = join(root, 'bench', 'PROFILE.md');
-const profileNotes = existsSync(profileNotesPath) ? readFileSync(profileNotesPath, 'utf8') : '';
-if (options === 'render') {
-  const latest = JSON.parse(
-    readFileSync(join(root, 'bench', 'results', 'latest.json'), 'utf8'),
-  ) as BenchReport;
-  // Ratios and verdicts are taken again from the figures, as this version of the bench takes them.
-  const runs = latest.runs;
-  const connections = latest.settings.connections;
-  writeFileSync(
-    join(root, 'BENCHMARKS.md'),
-    renderMarkdown(
-      { ...latest, comparisons: compare(runs), goals: evaluateGoals(runs, connections) },
-      profileNotes,
-    ),
-  );
-  log(`wrote ${join(root, 'BENCHMARKS.md')} from bench/results/latest.json`);
-  process.exit(0);
-}
-if (!process.version.startsWith('v24.')) {
-  log(`warning: running on Node ${process.version}, not the workspace's Node 24: run it as \`pnpm bench\``);
-}
+
+// Whatever ends the bench, no server or container it started outlives it.
+process.on('exit', () => {
+  cleanUp();
+  removeContainers();
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+  process.on(signal, () => {
+    log(`\n${signal}: stopping the servers`);
+    process.exit(130);
+  });
 
 const started = performance.now();
-const selected = new Set<TargetKey>(options.only ?? TARGET_KEYS);
-const usesPostgres = [...selected].some((key) => POSTGRES_TARGETS.has(key));
-
-log('Plant Store bench: describing the machine...');
-const machine = await describeMachine(root);
-let postgresUrl: string | undefined;
-let postgresProblem: string | undefined;
-let postgresVersion: string | undefined;
-let postgresSettings: Record<string, string> | undefined;
-if (usesPostgres) {
+const version = (path: string) => {
   try {
-    postgresVersion = await ensureBenchDatabase(options.adminDatabaseUrl);
-    postgresUrl = benchDatabaseUrl(options.adminDatabaseUrl);
-    await holdBenchLock(postgresUrl, log);
-    postgresSettings = await durabilitySettings(postgresUrl);
+    return JSON.parse(readFileSync(join(root, path, 'package.json'), 'utf8')).version as string;
+  } catch {
+    return 'unknown';
+  }
+};
+const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+const chosen = (part: Part) =>
+  options.only === undefined || options.only.some((name) => name === part.name || part.keys.includes(name));
+const unknown = options.only?.filter(
+  (name) => !PARTS.some((part) => part.name === name || part.keys.includes(name)),
+);
+if (unknown?.length) {
+  process.stderr.write(`--only: unknown ${unknown.join(', ')}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+const parts = PARTS.filter(chosen);
+let postgres: Context['postgres'] = { problem: 'not used by this run' };
+let postgresSettings = '-';
+if (parts.some((part) => part.usesPostgres)) {
+  try {
+    const database = await openBenchDatabase(
+      process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      log,
+    );
+    postgres = { url: database.url };
+    postgresSettings = database.settings;
   } catch (error) {
-    postgresProblem = error instanceof Error ? error.message : String(error);
-    log(`PostgreSQL is not usable, its targets will be skipped: ${postgresProblem}`);
+    postgres = { problem: error instanceof Error ? error.message : String(error) };
+    log(`PostgreSQL is not usable, its parts will fail: ${postgres.problem}`);
   }
 }
-const pgbench = selected.has('pgbench') ? await pgbenchVersion() : undefined;
-
-const context: BenchContext = {
-  root,
-  // A fresh random token each run, given to the service and to every baseline alike.
-  token: randomBytes(24).toString('base64url'),
-  options,
-  selected,
-  ...(postgresUrl === undefined ? {} : { postgresUrl }),
-  ...(postgresProblem === undefined ? {} : { postgresProblem }),
-  log,
+const before = machineCpu();
+await new Promise((resolve) => setTimeout(resolve, 1_000));
+const after = machineCpu();
+const modules = (dir: string, names: string[]) =>
+  names.map((name) => `${name} ${version(`${dir}/node_modules/${name}`)}`);
+const machine: Report['machine'] = {
+  cpuModel:
+    /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? '?',
+  cores: cpus().length,
+  loadAverageAtStart: loadavg(),
+  busyPercent: ((after.busy - before.busy) / (after.total - before.total)) * 100,
+  details: {
+    memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    OS: `${process.platform} ${release()}`,
+    Node: process.version,
+    PostgreSQL: postgresSettings,
+    pgbench: (await pgbenchVersion()) ?? 'not found',
+    packages: [
+      ...modules('bench', [
+        'autocannon',
+        'koa',
+        '@koa/router',
+        'kysely',
+        'pg',
+        '@electric-sql/pglite',
+        'json-server',
+      ]),
+    ].join(', '),
+    commit: `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') === '' ? '' : ' (with uncommitted changes)'}`,
+  },
 };
-
+const context: Context = { root, token: randomBytes(24).toString('base64url'), options, postgres, log };
 log(
-  `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}; ` +
-    `load average ${formatLoadAverage(machine.loadAverageAtStart)}, ` +
-    `${Math.round(machine.backgroundCpuPercent)}% busy before the run; ` +
-    `${options.durationSeconds} s per server and level in ${options.rounds} interleaved rounds of ` +
-    `${segmentSeconds(options).toFixed(2)} s`,
+  `Plant Store bench: ${machine.cpuModel}, ${machine.cores} cores, load average ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}, ` +
+    `${Math.round(machine.busyPercent)}% busy; ${options.durationSeconds} s per server and level in ${options.rounds} rounds`,
 );
-// Figures taken while others load the machine are low and scattered; say so before they are read.
-const BUSY_BEFORE_PERCENT = 25;
-if (machine.backgroundCpuPercent > BUSY_BEFORE_PERCENT) {
-  log(
-    `warning: the machine was ${Math.round(machine.backgroundCpuPercent)}% busy before the run started: ` +
-      'the figures will be noisy and more verdicts UNDECIDED (try again when it is idle, or use more --rounds)',
-  );
-}
-const measured: TargetRun[] = [];
-for (const part of planParts(context)) {
-  log(`\n== ${part.title}`);
-  let added: TargetRun[];
+// Figures taken while others load the machine are low and scattered: say so before they are read.
+if (machine.busyPercent > 25)
+  log('warning: the machine is busy: more verdicts will be UNDECIDED (more --rounds, or later)');
+
+const runs: TargetRun[] = [];
+for (const part of parts) {
+  log(`\n== ${part.name}`);
   try {
-    added = await part.run();
+    runs.push(...(await part.run(context)));
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    added = part.keys.map((key) => ({
-      key,
-      label: TARGET_LABELS[key],
-      levels: [],
-      notes: [],
-      error: message,
-    }));
+    log(`  FAILED: ${message}`);
+    runs.push({ key: part.name, label: part.name, baselines: [], segments: [], notes: [], error: message });
   }
-  for (const run of added) if (run.error !== undefined) log(`  FAILED (${run.label}): ${run.error}`);
-  measured.push(...added);
 }
-// In the order of TARGET_KEYS, whatever order the parts ran in.
-const runs = TARGET_KEYS.flatMap((key) => measured.filter((run) => run.key === key));
 
-const report: BenchReport = {
-  machine: {
-    ...machine,
-    ...(postgresVersion === undefined ? {} : { postgres: postgresVersion }),
-    ...(postgresSettings === undefined ? {} : { postgresSettings }),
-    ...(pgbench === undefined ? {} : { pgbench }),
-  },
+const report: Report = {
+  machine,
   settings: {
     durationSeconds: options.durationSeconds,
-    warmupSeconds: options.warmupSeconds,
     rounds: options.rounds,
-    segmentSeconds: segmentSeconds(options),
     connections: options.connections,
     ...(options.only ? { only: options.only } : {}),
-    seedRows: options.seedRows,
-    largeSeedRows: options.largeSeedRows,
   },
   runs,
-  comparisons: compare(runs),
-  goals: evaluateGoals(runs, options.connections),
   wallSeconds: (performance.now() - started) / 1000,
   loadAverageAtEnd: loadavg(),
 };
-
 log(`\n${renderText(report)}\n`);
 if (options.write) {
-  const resultsDir = join(root, 'bench', 'results');
-  mkdirSync(resultsDir, { recursive: true });
-  // A partial run is not a full set of figures: it leaves the last full run's files as they are.
-  const jsonPath = join(resultsDir, options.only ? 'partial.json' : 'latest.json');
-  writeFileSync(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
-  log(`wrote ${jsonPath}`);
-  if (!options.only) {
-    writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report, profileNotes));
-    log(`wrote ${join(root, 'BENCHMARKS.md')}`);
-  }
+  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+  // A partial run is no full set of figures: it leaves the last full run's files alone.
+  writeFileSync(
+    options.only ? join(root, 'bench', 'results', 'partial.json') : latestPath,
+    `${JSON.stringify(report, null, 2)}\n`,
+  );
+  if (!options.only) writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report, profile));
+  log(`wrote ${options.only ? 'bench/results/partial.json' : 'bench/results/latest.json and BENCHMARKS.md'}`);
 }
 log(`done in ${Math.round(report.wallSeconds)} s`);
 process.exit(0);

@@ -4,7 +4,7 @@
 // for the cheapest receiver there can be, so that what the service spends on a delivery is its own.
 // `GET /count` answers {"requests", "distinct", "withoutId"}; `GET /healthz` 200.
 import { createServer } from 'node:http';
-import { listenLikeTheService } from './listen.ts';
+import { listenLikeTheService } from './common.ts';
 
 let requests = 0;
 let withoutId = 0;

@@ -1,17 +1,18 @@
-// Baseline for the in-memory service: koa + @koa/router doing the same token check and parse as
-// the service, and no storage, so the ratio shows what the service adds on top of its framework.
+// "koa + @koa/router minimal", the baseline of the service on memory: koa and @koa/router routing as
+// the service does, the same token check and parse, and no storage, so that the ratio shows what the
+// service adds on top of its framework.
 import { createServer } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
-import { listenLikeTheService } from './listen.ts';
 import {
   isJsonMediaType,
+  listenLikeTheService,
   makeTokenCheck,
   parsePlant,
   plantResponse,
   readBody,
   tokensFromEnv,
-} from './plant-request.ts';
+} from './common.ts';
 
 const isAuthorized = makeTokenCheck(tokensFromEnv(process.env));
 const app = new Koa();

@@ -1,8 +1,10 @@
 // What every baseline does for `POST /plants` before any storage: the token check, the body read
 // and the parse, kept as small as they can be while doing the same work a real client pays for
-// (a baseline that skips the int64 parse or the constant-time compare would flatter itself).
+// (a baseline that skips the int64 parse or the constant-time compare would flatter itself); and
+// how it starts and stops, as the service does.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export interface PlantInput {
   readonly id: bigint;
@@ -92,4 +94,25 @@ export function parsePlant(body: Buffer): PlantInput | string {
 /** The answer to a created plant: name and tag, never the id. */
 export function plantResponse(plant: PlantInput): { name: string; tag?: string } {
   return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+}
+
+/** Listens on PORT and HOST as the service does; SIGTERM closes the server, then `onStop`, then exits. */
+export async function listenLikeTheService(server: Server, onStop: () => Promise<void> = async () => {}) {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(process.env.PORT ?? '0'), process.env.HOST ?? '127.0.0.1', resolve);
+  });
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'listening', port: (server.address() as AddressInfo).port })}\n`,
+  );
+  const stop = (): void => {
+    server.close();
+    server.closeAllConnections();
+    onStop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }
