@@ -347,7 +347,7 @@ const RESULT_COLUMNS: ReadonlyArray<readonly [string, (row: Row) => string]> = [
 function resultsTable(runs: readonly TargetRun[]): Table {
   const rows = runs.flatMap((run) => {
     const baseline = runs.find((other) => other.key === run.baselines[0]);
-    const levels = levelsOf(run).map((c) => {
+    return levelsOf(run).map((c) => {
       const mine = run.segments.filter((figures) => figures.connections === c);
       const row: Row = {
         run,
@@ -358,9 +358,6 @@ function resultsTable(runs: readonly TargetRun[]): Table {
       };
       return RESULT_COLUMNS.map(([, cell]) => cell(row));
     });
-    return run.error === undefined
-      ? levels
-      : [...levels, [run.label, '-', '', `FAILED: ${firstLine(run.error)}`]];
   });
   return { headers: RESULT_COLUMNS.map(([header]) => header), rows };
 }
@@ -434,10 +431,13 @@ export function machineLine(report: Report): string {
   );
 }
 
+const failures = (runs: readonly TargetRun[]) =>
+  runs.flatMap((run) => (run.error === undefined ? [] : [`FAILED ${run.label}: ${firstLine(run.error)}`]));
+
 export function renderText(report: Report): string {
   return [
     machineLine(report),
-    textTable(resultsTable(report.runs)),
+    [textTable(resultsTable(report.runs)), ...failures(report.runs)].join('\n'),
     textTable(ratiosTable(report.runs)),
     textTable(goalsTable(report.runs, report.settings.only !== undefined)),
   ].join('\n\n');
@@ -447,7 +447,10 @@ export function renderText(report: Report): string {
 export function renderMarkdown(report: Report, profile = ''): string {
   const { machine, settings } = report;
   const details = Object.entries(machine.details).map(([name, value]) => `| ${name} | ${value} |`);
-  const notes = report.runs.flatMap((run) => run.notes.map((note) => `- ${run.label}: ${note}`));
+  const notes = [
+    ...failures(report.runs),
+    ...report.runs.flatMap((run) => run.notes.map((note) => `${run.label}: ${note}`)),
+  ].map((note) => `- ${note}`);
   return `# Benchmarks
 
 The figures of the last full \`pnpm bench\` run, written by it: do not edit by hand. How the bench
