@@ -157,17 +157,15 @@ const machine: Report['machine'] = {
     Node: process.version,
     PostgreSQL: postgresSettings,
     pgbench: (await pgbenchVersion()) ?? 'not found',
-    packages: [
-      ...modules('bench', [
-        'autocannon',
-        'koa',
-        '@koa/router',
-        'kysely',
-        'pg',
-        '@electric-sql/pglite',
-        'json-server',
-      ]),
-    ].join(', '),
+    packages: modules('bench', [
+      'autocannon',
+      'koa',
+      '@koa/router',
+      'kysely',
+      'pg',
+      '@electric-sql/pglite',
+      'json-server',
+    ]).join(', '),
     commit: `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') === '' ? '' : ' (with uncommitted changes)'}`,
   },
 };
