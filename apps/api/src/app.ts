@@ -1,3 +1,5 @@
+import { METHODS } from 'node:http';
+import Router, { type RouterMiddleware } from '@koa/router';
 import type { PlantStorage } from '@plant-store/domain';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -8,7 +10,6 @@ import { errorResponses } from './http/middleware/error-responses.ts';
 import { parseJsonBody } from './http/middleware/parse-json-body.ts';
 import { checkRequestHead } from './http/middleware/request-head.ts';
 import { requestLog } from './http/middleware/request-log.ts';
-import { createRouter } from './http/router.ts';
 import { docsAssetHandler, docsPageHandler, openApiDocumentHandler } from './http/routes/docs.ts';
 import { healthHandler, readinessHandler } from './http/routes/health.ts';
 import {
@@ -48,9 +49,15 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;
 
-  // Paths match exactly as the contract spells them: /Plants and /plants/ are not /plants. Any other
-  // method on a known path is 405 with Allow (see http/router.ts).
-  const router = createRouter();
+  // Paths match exactly as the contract spells them: /Plants and /plants/ are not /plants. Every method
+  // Node parses is one the router knows, so a wrong one on a known path is 405 with Allow, never 501;
+  // and one route runs per request, the most specific, as OpenAPI matches paths.
+  const router = new Router<AppState>({
+    methods: METHODS,
+    strict: true,
+    sensitive: true,
+    exclusive: 'specificity',
+  });
   // Reading and deleting (DESIGN.md): credential, then parameters, then storage. HEAD answers wherever
   // GET does (the router routes it to the GET handler; Koa sends no body).
   router.get('/plants', bearerAuth(credentials, read), listPlantsHandler(plants));
@@ -77,5 +84,22 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(errorResponses(isShuttingDown));
   app.use(checkRequestHead());
   app.use(router.routes());
+  app.use(methodNotAllowed(router));
   return app;
+}
+
+/**
+ * @koa/router's `allowedMethods()`: a known path asked with a method it does not serve gets 405 and
+ * `Allow` (error-responses.ts writes the JSON body). OPTIONS too: the router would answer it 200 with an
+ * empty body, which the published document, having no OPTIONS operation, does not describe.
+ */
+function methodNotAllowed(router: Router<AppState>): RouterMiddleware<AppState> {
+  const allowedMethods = router.allowedMethods();
+  return async (ctx, next) => {
+    await allowedMethods(ctx, next);
+    if (ctx.method === 'OPTIONS' && ctx.status === 200) {
+      ctx.body = undefined;
+      ctx.status = 405;
+    }
+  };
 }

@@ -281,6 +281,10 @@ describe('paths and methods', () => {
     ['GET', '/plants%'],
     ['GET', '/%E0%A4%A'],
     ['POST', '/%ZZ'],
+    ['GET', '/pl%61nts'],
+    ['GET', '//plants'],
+    ['GET', '/docs/assets/%ZZ'],
+    ['GET', '/docs/assets/'],
   ])('when %s %s is asked, then it answers 404 as JSON', async (method, path) => {
     const response = await nodeRequest(server.port, { method, path, headers: AUTH });
     expect(response.status).toBe(404);
@@ -296,6 +300,7 @@ describe('paths and methods', () => {
     ['PATCH', '/plants/1', 'HEAD, GET, DELETE'],
     ['POST', '/healthz', 'HEAD, GET'],
     ['DELETE', '/readyz', 'HEAD, GET'],
+    ['POST', '/metrics', 'HEAD, GET'],
   ])('when %s %s is asked, then it answers 405 as JSON with Allow: %s', async (method, path, allow) => {
     const response = await nodeRequest(server.port, { method, path, headers: AUTH });
     expect(response.status).toBe(405);
@@ -341,6 +346,23 @@ describe('paths and methods', () => {
     expect(bad.status).toBe(400);
     expect(bad.json()).toEqual({ error: 400, message: expect.stringContaining('id must be an integer') });
   });
+
+  it.each([
+    ['GET', '/plants/%E0%A4%A'],
+    ['DELETE', '/plants/%'],
+    ['GET', '/plants/%2F1'],
+    ['DELETE', '/plants/%00'],
+  ])(
+    'when %s %s is asked, then the id is refused with a 400 naming it, never a 500',
+    async (method, path) => {
+      const response = await nodeRequest(server.port, { method, path, headers: AUTH });
+      expect(response.status).toBe(400);
+      expect(response.json()).toEqual({
+        error: 400,
+        message: expect.stringContaining('id must be an integer'),
+      });
+    },
+  );
 
   it('when a path has a segment past the id, then it is not the plant: 404', async () => {
     const response = await nodeRequest(server.port, { method: 'GET', path: '/plants/1/', headers: AUTH });

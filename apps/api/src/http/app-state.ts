@@ -10,8 +10,4 @@ export interface AppState {
   failure?: unknown;
   /** The parsed JSON body, set by parse-json-body.ts. */
   body?: unknown;
-  /** The pattern of the route the path matched (`/plants/:id`), set by the router: the metrics' label. */
-  route?: string;
-  /** The path's parameter, percent-decoded (`{ id: '42' }` for /plants/42), set by the router. */
-  params?: Readonly<Record<string, string>>;
 }

@@ -1,16 +1,22 @@
+import type { RouterContext } from '@koa/router';
 import type { ParameterizedContext } from 'koa';
 import type { AppState } from '../http/app-state.ts';
 import type { Metrics } from './metrics.ts';
 
+/** What @koa/router leaves on a request's context: the route it ran, and the routes the path matched. */
+export type RoutedContext = ParameterizedContext<AppState> &
+  Partial<Pick<RouterContext<AppState>, 'routerPath' | 'matched'>>;
+
+/** The route pattern the path matched (a 405's too), or `unmatched`: a bounded label, never the raw path. */
+function routeOf(ctx: RoutedContext): string {
+  const pattern = ctx.routerPath ?? ctx.matched?.[0]?.path;
+  return typeof pattern === 'string' ? pattern : 'unmatched';
+}
+
 /** Counts and times a finished request by method, route and final status (see request-log.ts, which calls it). */
-export function recordRequest(
-  metrics: Metrics,
-  ctx: ParameterizedContext<AppState>,
-  startedAt: number,
-): void {
+export function recordRequest(metrics: Metrics, ctx: RoutedContext, startedAt: number): void {
   metrics.requestFinished(
-    // The route pattern the path matched (a 405 too), or `unmatched`: a bounded label, never the raw path.
-    { method: ctx.method, route: ctx.state.route ?? 'unmatched', status: String(ctx.status) },
+    { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) },
     (performance.now() - startedAt) / 1000,
   );
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RouterMiddleware } from '@koa/router';
 import type { Middleware } from 'koa';
 import { openApiDocumentText } from '../../openapi/openapi-document.ts';
 import type { AppState } from '../app-state.ts';
@@ -65,9 +66,9 @@ export function docsPageHandler(): Middleware<AppState> {
 }
 
 /** GET /docs/assets/:file: the page's scripts, styles and icon; anything else is a 404. */
-export function docsAssetHandler(): Middleware<AppState> {
+export function docsAssetHandler(): RouterMiddleware<AppState> {
   return (ctx) => {
-    const file = ctx.state.params?.file ?? '';
+    const file = ctx.params.file ?? '';
     const asset = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (asset === undefined) return; // no body: error-responses.ts answers the JSON 404
     ctx.set('X-Content-Type-Options', 'nosniff');

@@ -1,3 +1,4 @@
+import type { RouterMiddleware } from '@koa/router';
 import {
   createPlant,
   DEFAULT_PAGE_LIMIT,
@@ -42,9 +43,9 @@ export function createPlantHandler(plants: PlantRepository): Middleware<AppState
 }
 
 /** GET (and HEAD) /plants/{id}: the plant stored under the id, without its id, or 404. */
-export function getPlantHandler(plants: PlantRepository): Middleware<AppState> {
+export function getPlantHandler(plants: PlantRepository): RouterMiddleware<AppState> {
   return async (ctx) => {
-    const id = parsePlantIdParameter(ctx.state.params?.id);
+    const id = parsePlantIdParameter(ctx.params.id);
     answerJson(ctx, JSON.stringify(await getPlant({ plants }, id)));
   };
 }
@@ -91,9 +92,9 @@ export function listPlantsHandler(plants: PlantRepository): Middleware<AppState>
 }
 
 /** DELETE /plants/{id}: 204 when a plant was deleted (its id is free again), 404 when there was none. */
-export function deletePlantHandler(plants: PlantRepository): Middleware<AppState> {
+export function deletePlantHandler(plants: PlantRepository): RouterMiddleware<AppState> {
   return async (ctx) => {
-    await deletePlant({ plants }, parsePlantIdParameter(ctx.state.params?.id));
+    await deletePlant({ plants }, parsePlantIdParameter(ctx.params.id));
     ctx.status = 204;
   };
 }
