@@ -2,6 +2,7 @@ import { METHODS } from 'node:http';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { PlantStorage } from '@plant-store/domain';
 import Koa from 'koa';
+import compose from 'koa-compose';
 import type { Logger } from 'pino';
 import type { CredentialChecker } from './auth/credentials.ts';
 import type { AppState } from './http/app-state.ts';
@@ -60,15 +61,17 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   });
   // Reading and deleting (DESIGN.md): credential, then parameters, then storage. HEAD answers wherever
   // GET does (the router routes it to the GET handler; Koa sends no body).
-  router.get('/plants', bearerAuth(credentials, read), listPlantsHandler(plants));
-  router.get('/plants/:id', bearerAuth(credentials, read), getPlantHandler(plants));
-  router.delete('/plants/:id', bearerAuth(credentials, write), deletePlantHandler(plants));
+  router.get('/plants', route(bearerAuth(credentials, read), listPlantsHandler(plants)));
+  router.get('/plants/:id', route(bearerAuth(credentials, read), getPlantHandler(plants)));
+  router.delete('/plants/:id', route(bearerAuth(credentials, write), deletePlantHandler(plants)));
   router.post(
     '/plants',
-    // DESIGN.md's order: credential (401), scope (403), media type (415), size (413), JSON and fields (400), duplicate (409).
-    bearerAuth(credentials, write),
-    parseJsonBody(deps.bodyLimit, NEW_PLANT_MEMBERS),
-    createPlantHandler(plants),
+    route(
+      // DESIGN.md's order: credential (401), scope (403), media type (415), size (413), JSON and fields (400), duplicate (409).
+      bearerAuth(credentials, write),
+      parseJsonBody(deps.bodyLimit, NEW_PLANT_MEMBERS),
+      createPlantHandler(plants),
+    ),
   );
   router.get('/healthz', healthHandler());
   router.get('/readyz', readinessHandler(deps.storage, isShuttingDown, credentials));
@@ -78,7 +81,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   router.get('/docs/assets/:file', docsAssetHandler());
 
   // Operators' metrics: same port, same bearer tokens as the API (see RELIABILITY.md for why).
-  router.get('/metrics', bearerAuth(credentials, read), metricsHandler(metrics));
+  router.get('/metrics', route(bearerAuth(credentials, read), metricsHandler(metrics)));
 
   app.use(requestLog(deps.logger, metrics));
   app.use(errorResponses(isShuttingDown));
@@ -86,6 +89,14 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(router.routes());
   app.use(methodNotAllowed(router));
   return app;
+}
+
+/**
+ * A route's middleware composed once, into the one middleware the router is given: @koa/router composes
+ * a route's list anew on every request, and koa-compose flattens it with an Array concat per entry.
+ */
+function route(...middleware: RouterMiddleware<AppState>[]): RouterMiddleware<AppState> {
+  return compose(middleware);
 }
 
 /**
