@@ -11,8 +11,10 @@
 #      localhost/plant-store-ci/postgres:15       Debian's PostgreSQL 15, the official image's interface
 #      localhost/plant-store-ci/haproxy:2.6       Debian's HAProxy (the load balancer of the replicas drill)
 #      localhost/plant-store-ci/pgbouncer:1.18    Debian's PgBouncer (the contract suite through a pooler)
+#      localhost/plant-store-ci/patroni:3.0       Debian's PostgreSQL 15 run by Debian's Patroni (docker/compose.ha.yaml)
+#      localhost/plant-store-ci/etcd:3.4          Debian's etcd-server, Patroni's consensus store
 #    Where the official images can be pulled, none of this is needed: the Dockerfile and compose
-#    default to them.
+#    default to them (Patroni and etcd have none: docker/compose.ha.yaml defaults to the stand-ins).
 #
 # Environment: PLANT_STORE_DOCKERD_LOG (default /var/log/plant-store-dockerd.log).
 # Prints `export DOCKER=...` hints; exits non-zero with a sentence saying what is missing.
@@ -127,5 +129,7 @@ node_image
 build_standin "$PREFIX/postgres:15" docker/standins/postgres.Dockerfile docker/standins
 build_standin "$PREFIX/haproxy:2.6" docker/standins/haproxy.Dockerfile docker/standins
 build_standin "$PREFIX/pgbouncer:1.18" docker/standins/pgbouncer.Dockerfile docker/standins
+build_standin "$PREFIX/patroni:3.0" docker/standins/patroni.Dockerfile docker/standins
+build_standin "$PREFIX/etcd:3.4" docker/standins/etcd.Dockerfile docker/standins
 say "ready in $(elapsed "$total"); images:"
 "$DOCKER_BIN" image ls --format '  {{.Repository}}:{{.Tag}}  {{.Size}}' "$PREFIX/*"
