@@ -84,4 +84,25 @@ describe.skipIf(!server)('discardBrokenConnections', () => {
       { name: 'plant_store_test_next', statement: NAMED },
     ]);
   });
+  it('when a statement fails because the session is read-only (a demoted leader), then that connection is discarded and the next one can write', async () => {
+    const wrapped = onePool();
+    const first = await wrapped.connect();
+    try {
+      await first.query('set default_transaction_read_only = on', []);
+    } finally {
+      first.release();
+    }
+    await expect(
+      run(wrapped, 'create temporary table plant_store_test_writes (x int)'),
+    ).rejects.toMatchObject({
+      code: '25006',
+    });
+    const second = await wrapped.connect();
+    second.release();
+    expect(second).not.toBe(first);
+    expect(await run(wrapped, 'show default_transaction_read_only')).toEqual([
+      { default_transaction_read_only: 'off' },
+    ]);
+    expect(await run(wrapped, 'create temporary table plant_store_test_writes (x int)')).toEqual([]);
+  });
 });

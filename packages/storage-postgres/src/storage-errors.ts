@@ -4,6 +4,10 @@ import { StorageUnavailableError } from '@plant-store/domain';
 // 08 connection exception, 53 insufficient resources (too many connections, disk full, out of memory).
 const UNAVAILABLE_SQLSTATE_CLASSES = new Set(['08', '53']);
 const UNAVAILABLE_SQLSTATES = new Set([
+  // read_only_sql_transaction: the service never opens a read-only transaction, so this is a
+  // connection to a standby, or to a leader that Patroni demoted; writes are back on a new
+  // connection to the new leader.
+  '25006',
   '57014', // query_canceled: statement_timeout was hit
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
