@@ -29,6 +29,13 @@ export interface LoadResult {
   readonly failureWindowMs: number;
 }
 
+export interface LoadOptions {
+  /** Called with each answer and when it came (performance.now()). */
+  readonly onAnswer?: (outcome: Outcome, at: number, tookMs: number) => void;
+  /** A worker waits this long after a 503 before its next create, as a client honouring Retry-After would wait at least a little. */
+  readonly pauseAfter503Ms?: number;
+}
+
 /**
  * `workers` loops, each creating fresh plants one after another, until `stop` resolves. The urls
  * are taken in turn, so a load can spread over several entry points.
@@ -38,6 +45,7 @@ export async function createUnderLoad(
   token: string,
   workers: number,
   stop: Promise<unknown>,
+  options: LoadOptions = {},
 ): Promise<LoadResult> {
   let stopped = false;
   void stop.finally(() => {
@@ -52,8 +60,11 @@ export async function createUnderLoad(
     for (let turn = 0; !stopped; turn += 1) {
       const id = randomPlantId();
       const name = `load-${index}-${turn}`;
+      const sent = performance.now();
       const outcome = await createPlant(urls[(index + turn) % urls.length] ?? '', token, id, name);
       total += 1;
+      const answered = performance.now();
+      options.onAnswer?.(outcome, answered, answered - sent);
       if (outcome === 200) {
         created.set(id, name);
       } else {
@@ -63,6 +74,9 @@ export async function createUnderLoad(
         failures.set(String(outcome), (failures.get(String(outcome)) ?? 0) + 1);
         // A refused connection fails at once: pace the retries of a worker that gets no answer.
         if (outcome === 'network error') await new Promise((resolve) => setTimeout(resolve, 5));
+        if (outcome === 503 && options.pauseAfter503Ms) {
+          await new Promise((resolve) => setTimeout(resolve, options.pauseAfter503Ms));
+        }
       }
     }
   };

@@ -1,0 +1,348 @@
+// docker/compose.ha.yaml: PostgreSQL 15 under Patroni (synchronous_mode) with etcd, HAProxy to the
+// leader, two api replicas. The leader killed under create load runs everywhere (CI included); the
+// other drills run on demand: PLANT_STORE_HA_DRILLS=all pnpm test:containers.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { freePort, warnDidNotRun } from '@plant-store/test-support';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { API_IMAGE, buildApiImage, docker, REPO_ROOT, uniqueName } from '../src/docker.ts';
+import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
+import { recordFigure } from '../src/figures.ts';
+import { countDurable, createUnderLoad, type LoadOptions, type LoadResult } from '../src/load.ts';
+
+const COMPOSE = '/usr/bin/docker-compose';
+const TOKEN = 'drill-ha-token-0123456789';
+const NODES = ['pg1', 'pg2', 'pg3'] as const;
+const ON_DEMAND = process.env.PLANT_STORE_HA_DRILLS === 'all';
+
+warnIfNoEngine('The PostgreSQL HA drills');
+const composeHere = existsSync(COMPOSE);
+if (ENGINE && !composeHere) {
+  warnDidNotRun('The PostgreSQL HA drills', `${COMPOSE} is not installed`, 'run `pnpm docker:prepare`');
+}
+if (ENGINE && composeHere && !ON_DEMAND) {
+  warnDidNotRun(
+    'The on-demand PostgreSQL HA drills (switchover, partition, webhook, whole-cluster restart)',
+    'they run only on demand',
+    'PLANT_STORE_HA_DRILLS=all pnpm test:containers',
+  );
+}
+
+/** One member as `patronictl list --format json` prints it. */
+interface Member {
+  readonly Member: string;
+  readonly Role: string;
+  readonly State: string;
+  readonly TL?: number;
+  readonly 'Lag in MB'?: number | string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** What a load around a disturbance saw: the counts, and when writes stopped and came back. */
+interface Disturbed {
+  readonly result: LoadResult;
+  readonly count503: number;
+  /** From the disturbance to the first 200 of a create sent after its first 503 (0: no 503 at all). */
+  readonly backAfterMs: number;
+  /** From the first 503 after the disturbance to the last. */
+  readonly window503Ms: number;
+  readonly slowestMs: number;
+  /** Creates answered 200 a second, in the 5 s before the disturbance. */
+  readonly before: number;
+}
+
+describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compose.ha.yaml)', () => {
+  const project = uniqueName('ha');
+  let env: NodeJS.ProcessEnv = {};
+  let url = '';
+
+  function compose(...args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        COMPOSE,
+        ['--project-name', project, '--file', 'docker/compose.ha.yaml', ...args],
+        { cwd: REPO_ROOT, env: { ...process.env, ...env } },
+        (error, stdout, stderr) =>
+          error
+            ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
+            : resolve(stdout.trim()),
+      );
+    });
+  }
+
+  const container = (node: string) => compose('ps', '--quiet', node);
+
+  /** The cluster as Patroni sees it, asked of the first node that answers. */
+  async function members(): Promise<Member[] | undefined> {
+    for (const node of NODES) {
+      const id = await container(node).catch(() => '');
+      if (id === '') continue;
+      const listed = await docker(['exec', id, 'patronictl', 'list', '--format', 'json']).catch(() => '');
+      if (listed.startsWith('[')) return JSON.parse(listed) as Member[];
+    }
+    return undefined;
+  }
+
+  /**
+   * Waits until all three nodes run: one leader, one synchronous standby streaming with no lag, so
+   * that a lost leader can be replaced without losing a commit. Bounded, so a cluster that never
+   * forms fails the drill with its listing rather than hanging it.
+   */
+  async function healthyCluster(limitMs = 180_000): Promise<Member[]> {
+    const started = performance.now();
+    let last: Member[] | undefined;
+    for (;;) {
+      last = await members();
+      const running = (last ?? []).filter((member) => ['running', 'streaming'].includes(member.State));
+      if (
+        running.length === NODES.length &&
+        running.filter((member) => member.Role === 'Leader').length === 1 &&
+        running.some((member) => member.Role === 'Sync Standby' && Number(member['Lag in MB'] ?? 0) === 0)
+      ) {
+        return last ?? [];
+      }
+      if (performance.now() - started > limitMs) {
+        throw new Error(`the cluster did not become healthy; patronictl list: ${JSON.stringify(last)}`);
+      }
+      await sleep(500);
+    }
+  }
+
+  async function leader(): Promise<string> {
+    const found = (await healthyCluster()).find((member) => member.Role === 'Leader')?.Member;
+    if (found === undefined) throw new Error('no leader');
+    return found;
+  }
+
+  async function ready(limitMs = 180_000): Promise<void> {
+    const started = performance.now();
+    while (
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200
+    ) {
+      if (performance.now() - started > limitMs) throw new Error(`${url}/readyz never answered 200`);
+      await sleep(250);
+    }
+  }
+
+  /**
+   * c16 creates through the api's load balancer: 5 s, then `disturb`, then on until writes are back
+   * and at least 15 s after the disturbance (20 s of load at least). A worker pauses 100 ms after a
+   * 503, as a client honouring Retry-After waits at least a little; without it 16 workers would spin
+   * on the answers of a load balancer with no leader, on the machine the cluster runs on.
+   */
+  async function disturbedLoad(disturb: () => Promise<void>): Promise<Disturbed> {
+    let disturbedAt = Number.POSITIVE_INFINITY;
+    let first503 = 0;
+    let last503 = 0;
+    let count503 = 0;
+    let backAt = 0;
+    let slowestMs = 0;
+    let okBefore = 0;
+    const loadStart = performance.now();
+    const onAnswer: LoadOptions['onAnswer'] = (outcome, at, tookMs) => {
+      slowestMs = Math.max(slowestMs, tookMs);
+      if (at < disturbedAt) {
+        if (outcome === 200) okBefore += 1;
+        return;
+      }
+      if (outcome === 503) {
+        count503 += 1;
+        if (first503 === 0) first503 = at;
+        last503 = at;
+      } else if (outcome === 200 && first503 !== 0 && backAt === 0 && at - tookMs > first503) {
+        backAt = at;
+      }
+    };
+    let done!: () => void;
+    const stop = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const load = createUnderLoad([url], TOKEN, 16, stop, { onAnswer, pauseAfter503Ms: 100 });
+    await sleep(5_000);
+    disturbedAt = performance.now();
+    await disturb();
+    // Bounded: a cluster whose writes never come back fails the drill instead of hanging it.
+    for (;;) {
+      const now = performance.now();
+      const back = backAt !== 0 || (first503 === 0 && now - disturbedAt > 15_000);
+      if (back && now - disturbedAt >= 15_000 && (backAt === 0 || now - backAt >= 3_000)) break;
+      if (now - disturbedAt > 150_000) break;
+      await sleep(100);
+    }
+    done();
+    const result = await load;
+    return {
+      result,
+      count503,
+      backAfterMs: backAt === 0 ? 0 : backAt - disturbedAt,
+      window503Ms: last503 - first503,
+      slowestMs,
+      before: okBefore / ((disturbedAt - loadStart) / 1000),
+    };
+  }
+
+  function report(name: string, seen: Disturbed): void {
+    recordFigure(`ha, ${name}: creates answered 200`, seen.result.created.size);
+    recordFigure(
+      `ha, ${name}: answers other than 200`,
+      JSON.stringify(Object.fromEntries(seen.result.failures)),
+    );
+    recordFigure(`ha, ${name}: 503s`, seen.count503);
+    recordFigure(`ha, ${name}: s from it to the first 200 after a 503`, seconds(seen.backAfterMs));
+    recordFigure(`ha, ${name}: s from the first 503 to the last`, seconds(seen.window503Ms));
+    recordFigure(`ha, ${name}: slowest answer (s)`, seconds(seen.slowestMs));
+    recordFigure(`ha, ${name}: creates/s answered 200 before it`, seen.before.toFixed(0));
+  }
+
+  /** Every answer 200, 409 or 503, a 503 seen and writes back after it, and every 200 stored. */
+  async function expectNothingLost(seen: Disturbed, name: string): Promise<void> {
+    const statuses = [...seen.result.failures.keys()].filter(
+      (status) => status !== '503' && status !== '409',
+    );
+    expect(statuses, `answers other than 200, 409, 503 during ${name}`).toEqual([]);
+    const durable = await countDurable(url, TOKEN, seen.result.created);
+    recordFigure(`ha, ${name}: creates answered 200 and lost`, seen.result.created.size - durable);
+    expect(durable).toBe(seen.result.created.size);
+  }
+
+  beforeAll(async () => {
+    await buildApiImage();
+    env = { API_IMAGE, API_TOKENS: TOKEN, HA_API_PORT: String(await freePort()) };
+    url = `http://127.0.0.1:${env.HA_API_PORT}`;
+    const started = performance.now();
+    await compose('up', '--detach', '--no-build');
+    await ready();
+    recordFigure('ha: s from `up` to /readyz 200', seconds(performance.now() - started));
+    await healthyCluster();
+    recordFigure(
+      'ha: s from `up` to a leader and a synchronous standby',
+      seconds(performance.now() - started),
+    );
+  });
+
+  afterAll(async () => {
+    await compose('down', '--volumes', '--remove-orphans', '--timeout', '10').catch(() => {});
+  });
+
+  test('`docker kill` of the leader under c16 creates: 0 lost, only 200/409/503, writes back by themselves', async () => {
+    const old = await leader();
+    const victim = await container(old);
+    const seen = await disturbedLoad(async () => {
+      await docker(['kill', victim]);
+    });
+    report('leader killed', seen);
+    const promoted = (await members())?.find((member) => member.Role === 'Leader')?.Member;
+    recordFigure('ha, leader killed: old and new leader', `${old} -> ${promoted}`);
+    expect(promoted).not.toBe(old);
+    expect(seen.backAfterMs, 'writes came back after the 503s').toBeGreaterThan(0);
+    // The killed node comes back as a standby of the new leader (pg_rewind if it ran ahead).
+    const restarted = performance.now();
+    await docker(['start', victim]);
+    const healed = await healthyCluster();
+    recordFigure(
+      'ha, leader killed: s from `docker start` of the old leader to a healthy cluster',
+      seconds(performance.now() - restarted),
+    );
+    expect(healed.find((member) => member.Member === old)?.Role).not.toBe('Leader');
+    await expectNothingLost(seen, 'leader killed');
+  });
+  describe.skipIf(!ON_DEMAND)('on demand (PLANT_STORE_HA_DRILLS=all)', () => {
+    test('`patronictl switchover` under c16 creates: 0 lost, only 200/409/503', async () => {
+      const cluster = await healthyCluster();
+      const old = cluster.find((member) => member.Role === 'Leader')?.Member ?? '';
+      const candidate = cluster.find((member) => member.Role === 'Sync Standby')?.Member ?? '';
+      const seen = await disturbedLoad(async () => {
+        await docker([
+          'exec',
+          await container(old),
+          'patronictl',
+          'switchover',
+          '--leader',
+          old,
+          '--candidate',
+          candidate,
+          '--force',
+        ]);
+      });
+      report('switchover', seen);
+      recordFigure('ha, switchover: old and new leader', `${old} -> ${candidate}`);
+      expect((await healthyCluster()).find((member) => member.Role === 'Leader')?.Member).toBe(candidate);
+      await expectNothingLost(seen, 'switchover');
+    });
+
+    test('the leader cut off from the network: it stops taking writes, 0 lost once it is back', async () => {
+      const old = await leader();
+      const victim = await container(old);
+      const network = `${project}_default`;
+      let readOnlyAfterMs = 0;
+      const seen = await disturbedLoad(async () => {
+        const cut = performance.now();
+        await docker(['network', 'disconnect', network, victim]);
+        // Patroni on the cut-off leader cannot renew its key in etcd: it demotes its PostgreSQL to
+        // a read-only standby, so nothing it could still acknowledge is lost to the new leader.
+        // Bounded, so a leader that never steps down fails the drill rather than hanging it.
+        for (;;) {
+          const inRecovery = await docker([
+            'exec',
+            victim,
+            'psql',
+            '-h',
+            '/var/run/postgresql',
+            '-U',
+            'postgres',
+            '-tAc',
+            'select pg_is_in_recovery()',
+          ]).catch(() => '');
+          if (inRecovery === 't') break;
+          if (performance.now() - cut > 120_000)
+            throw new Error(`${old} still takes writes 120 s after its cut`);
+          await sleep(250);
+        }
+        readOnlyAfterMs = performance.now() - cut;
+      });
+      report('leader cut off', seen);
+      recordFigure('ha, leader cut off: s until it is read-only', seconds(readOnlyAfterMs));
+      const healing = performance.now();
+      await docker(['network', 'connect', '--alias', old, network, victim]);
+      const healed = await healthyCluster();
+      recordFigure(
+        'ha, leader cut off: s from reconnecting it to a healthy cluster',
+        seconds(performance.now() - healing),
+      );
+      expect(healed.find((member) => member.Member === old)?.Role).not.toBe('Leader');
+      await expectNothingLost(seen, 'leader cut off');
+    });
+
+    test('the whole cluster stopped and started again: every plant there', async () => {
+      let done!: () => void;
+      const stop = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      const load = createUnderLoad([url], TOKEN, 16, stop);
+      await sleep(3_000);
+      done();
+      const { created, failures } = await load;
+      expect(Object.fromEntries(failures)).toEqual({});
+      await compose('stop', '--timeout', '30');
+      const started = performance.now();
+      await compose('start');
+      await ready();
+      recordFigure(
+        'ha, whole cluster restarted: s from `start` to /readyz 200',
+        seconds(performance.now() - started),
+      );
+      await healthyCluster();
+      const durable = await countDurable(url, TOKEN, created);
+      recordFigure(
+        'ha, whole cluster restarted: plants created before, and lost',
+        `${created.size}, ${created.size - durable}`,
+      );
+      expect(durable).toBe(created.size);
+    });
+  });
+});
