@@ -3,7 +3,7 @@
 // other drills run on demand: PLANT_STORE_HA_DRILLS=all pnpm test:containers.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { freePort, warnDidNotRun } from '@plant-store/test-support';
+import { freePort, newSecret, startTestReceiver, warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { API_IMAGE, buildApiImage, docker, REPO_ROOT, uniqueName } from '../src/docker.ts';
 import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
@@ -279,34 +279,51 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
       const old = await leader();
       const victim = await container(old);
       const network = `${project}_default`;
-      let readOnlyAfterMs = 0;
+      let refusesAfterMs = 0;
+      let standbyAfterMs = 0;
       const seen = await disturbedLoad(async () => {
         const cut = performance.now();
         await docker(['network', 'disconnect', network, victim]);
-        // Patroni on the cut-off leader cannot renew its key in etcd: it demotes its PostgreSQL to
-        // a read-only standby, so nothing it could still acknowledge is lost to the new leader.
-        // Bounded, so a leader that never steps down fails the drill rather than hanging it.
+        // Patroni on the cut-off leader cannot renew its key in etcd: it shuts its PostgreSQL down
+        // (no new session, the open ones ended) and starts it again as a read-only standby, so
+        // nothing it could still acknowledge is lost to the new leader. Bounded, so a leader that
+        // never steps down fails the drill rather than hanging it.
         for (;;) {
-          const inRecovery = await docker([
-            'exec',
-            victim,
-            'psql',
-            '-h',
-            '/var/run/postgresql',
-            '-U',
-            'postgres',
-            '-tAc',
-            'select pg_is_in_recovery()',
-          ]).catch(() => '');
-          if (inRecovery === 't') break;
-          if (performance.now() - cut > 120_000)
-            throw new Error(`${old} still takes writes 120 s after its cut`);
+          const state = await docker(
+            [
+              'exec',
+              victim,
+              'psql',
+              '-h',
+              '/var/run/postgresql',
+              '-U',
+              'postgres',
+              '-tAc',
+              'select pg_is_in_recovery()',
+            ],
+            { timeoutMs: 5_000 },
+          ).catch((error: Error) => error.message);
+          const now = performance.now() - cut;
+          if (
+            refusesAfterMs === 0 &&
+            (state === 't' || /shutting down|starting up|not yet accepting/.test(state))
+          ) {
+            refusesAfterMs = now;
+          }
+          if (state === 't') {
+            standbyAfterMs = now;
+            break;
+          }
+          if (now > 180_000) throw new Error(`${old} is still not a standby 180 s after its cut: ${state}`);
           await sleep(250);
         }
-        readOnlyAfterMs = performance.now() - cut;
       });
       report('leader cut off', seen);
-      recordFigure('ha, leader cut off: s until it is read-only', seconds(readOnlyAfterMs));
+      recordFigure(
+        'ha, leader cut off: s until it refuses sessions (shutting down)',
+        seconds(refusesAfterMs),
+      );
+      recordFigure('ha, leader cut off: s until it is a read-only standby', seconds(standbyAfterMs));
       const healing = performance.now();
       await docker(['network', 'connect', '--alias', old, network, victim]);
       const healed = await healthyCluster();
@@ -316,6 +333,68 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
       );
       expect(healed.find((member) => member.Member === old)?.Role).not.toBe('Leader');
       await expectNothingLost(seen, 'leader cut off');
+    });
+
+    test('the webhook on, the leader killed under c16 creates: every plant created delivered, signed, 0 lost', async () => {
+      const secret = newSecret();
+      const receiver = await startTestReceiver([secret], '0.0.0.0');
+      try {
+        // The api containers reach the host at their network's gateway.
+        const gateway = await docker([
+          'network',
+          'inspect',
+          '--format',
+          '{{(index .IPAM.Config 0).Gateway}}',
+          `${project}_default`,
+        ]);
+        env = { ...env, WEBHOOK_URLS: receiver.url.replace('0.0.0.0', gateway), WEBHOOK_SECRET: secret };
+        await compose('up', '--detach', '--no-build', 'api1', 'api2');
+        await ready();
+        const old = await leader();
+        const victim = await container(old);
+        const seen = await disturbedLoad(async () => {
+          await docker(['kill', victim]);
+        });
+        report('webhook on, leader killed', seen);
+        await docker(['start', victim]);
+        await healthyCluster();
+        await expectNothingLost(seen, 'webhook on, leader killed');
+        const wanted = new Map(
+          [...seen.result.created].map(([id, name]) => [`{"id":${id},"name":${JSON.stringify(name)}}`, id]),
+        );
+        // Bounded: deliveries that never come fail the drill with the count missing.
+        const started = performance.now();
+        const delivered = () => new Set(receiver.verified().map((entry) => entry.body));
+        while ([...wanted.keys()].some((body) => !delivered().has(body))) {
+          if (performance.now() - started > 180_000) break;
+          await sleep(500);
+        }
+        recordFigure(
+          'ha, webhook on, leader killed: s from the healed cluster to the last delivery',
+          seconds(performance.now() - started),
+        );
+        const received = delivered();
+        const missing = [...wanted.keys()].filter((body) => !received.has(body)).length;
+        recordFigure(
+          'ha, webhook on, leader killed: plants created (200), not delivered',
+          `${wanted.size}, ${missing}`,
+        );
+        expect(missing).toBe(0);
+        expect(receiver.received.filter((entry) => entry.verifiedBy.length === 0)).toEqual([]);
+        // At least once: a plant sent twice carries its event's one webhook-id both times.
+        const idsByBody = new Map<string, Set<string>>();
+        for (const entry of receiver.received) {
+          idsByBody.set(entry.body, (idsByBody.get(entry.body) ?? new Set()).add(entry.id));
+        }
+        const twice = receiver.received.length - idsByBody.size;
+        recordFigure(
+          'ha, webhook on, leader killed: deliveries, of them again (same webhook-id)',
+          `${receiver.received.length}, ${twice}`,
+        );
+        expect([...idsByBody.values()].filter((ids) => ids.size > 1)).toEqual([]);
+      } finally {
+        await receiver.goDown();
+      }
     });
 
     test('the whole cluster stopped and started again: every plant there', async () => {
