@@ -51,6 +51,11 @@ bootstrap:
         wal_log_hints: 'on'
         synchronous_commit: 'on'
         password_encryption: scram-sha-256
+        # A leader cut off from its standbys, demoted by Patroni, finishes its shutdown only once
+        # its WAL senders give up on them: after 60 s by default (the partition drill: a standby
+        # 61 s after the cut), 10 s here (11 s). A sender asks an idle standby to answer after
+        # half of it, so a live standby is not cut.
+        wal_sender_timeout: 10s
   initdb:
     - encoding: UTF8
     - locale: C.UTF-8
