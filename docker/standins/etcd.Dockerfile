@@ -1,5 +1,5 @@
 # Stand-in for an etcd image: Debian's etcd-server 3.4 (the v3 API Patroni's etcd3 client speaks).
-# Flags come from the command (docker/compose.ha.yaml); data lives in /var/lib/etcd.
+# Configured by ETCD_* variables (docker/compose.ha.yaml); data lives in /var/lib/etcd.
 ARG DEBIAN_IMAGE=localhost/plant-store-ci/debian:bookworm
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
