@@ -179,7 +179,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   const { port } = server.address() as AddressInfo;
   const url = urlOf(config.host, port);
-  logger.info({ url, storage: config.database.kind, maxConnections, openFilesLimit: openFiles }, 'listening');
+  // On a wildcard address (0.0.0.0 in the image) the URL alone would read as the only address served.
+  const listeningOn = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info(
+    { listeningOn, url, storage: config.database.kind, maxConnections, openFilesLimit: openFiles },
+    'listening',
+  );
 
   const shutDown = async (): Promise<void> => {
     shuttingDown = true;

@@ -28,6 +28,21 @@ describe('the entry point, node src/main.ts', () => {
     expect(run.stderr()).toBe('');
   });
 
+  it("when it listens on 0.0.0.0, then its listening line says so, and gives this machine's loopback as the URL to use", async () => {
+    const run = runMain({ API_TOKENS: 'dev-token-123', DATABASE_URL: 'memory:', PORT: '0', HOST: '0.0.0.0' });
+    const url = await listeningUrl(run);
+    const port = new URL(url).port;
+    const listening = JSON.parse(
+      run
+        .stdout()
+        .split('\n')
+        .find((line) => line.includes('"msg":"listening"')) ?? '{}',
+    );
+    expect(listening).toMatchObject({ listeningOn: `0.0.0.0:${port}`, url: `http://127.0.0.1:${port}` });
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
   it('when started without a token outside production, then it prints one generated token with a curl line, only on stderr', async () => {
     const run = runMain({ DATABASE_URL: 'memory:', PORT: '0' });
     const url = await listeningUrl(run);

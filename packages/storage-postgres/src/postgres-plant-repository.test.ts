@@ -187,16 +187,19 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
     // falls back to the primary key and a heap page per plant.
     it.each([
       ['built by the migration', false],
-      ['created with CONCURRENTLY from the statements the README gives operators of large stores', true],
+      ['created with CONCURRENTLY from the statements docs/storage.md gives operators of large stores', true],
     ])(
       'when the page indexes were %s, then a page reads short plants from the covering index alone and long ones from their own index',
-      async (_how, fromReadme) => {
+      async (_how, fromDocs) => {
         const fresh = await createTestSchema(connectionString, 'pages');
         const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
         try {
-          if (fromReadme) {
-            const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
-            const statements = readme.match(/CREATE INDEX CONCURRENTLY IF NOT EXISTS [^;]+;/g) ?? [];
+          if (fromDocs) {
+            const page = readFileSync(
+              join(import.meta.dirname, '..', '..', '..', 'docs', 'storage.md'),
+              'utf8',
+            );
+            const statements = page.match(/CREATE INDEX CONCURRENTLY IF NOT EXISTS [^;]+;/g) ?? [];
             expect(statements).toHaveLength(2);
             await withClient(async (client) => {
               await client.query('drop index plants_page; drop index plants_page_long');

@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { parseWebhookSecrets } from './secrets.ts';
 import { signatureHeader } from './signature.ts';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+// The example delivery of docs/webhook.md (it was the README's, hence the file's name).
+const PAGE = readFileSync(new URL('../../../docs/webhook.md', import.meta.url), 'utf8');
 
-describe("the README's example delivery", () => {
-  const example = /```http\n(POST [\s\S]*?)\n```/.exec(README)?.[1] ?? '';
+describe("docs/webhook.md's example delivery", () => {
+  const example = /```http\n(POST [\s\S]*?)\n```/.exec(PAGE)?.[1] ?? '';
   const [head = '', body = ''] = example.split('\n\n');
   const header = (name: string) => new RegExp(`^${name}: (.+)$`, 'm').exec(head)?.[1] ?? '';
-  const secret = /example secret `(whsec_[^`]+)`/.exec(README)?.[1] ?? '';
+  const secret = /example secret `(whsec_[^`]+)`/.exec(PAGE)?.[1] ?? '';
 
   it('when it is signed again with the example secret, by standardwebhooks and by us, then both give its signature', () => {
     expect(body).toMatch(/^\{"id":\d+,/);
@@ -20,5 +21,14 @@ describe("the README's example delivery", () => {
     expect(signatureHeader(parseWebhookSecrets(secret), id, timestamp, body)).toBe(
       header('webhook-signature'),
     );
+  });
+
+  it('when a verifier checks it now, then it is refused as too old, as the page says', () => {
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, header(name)]),
+    );
+    expect(Date.now() / 1000 - Number(header('webhook-timestamp'))).toBeGreaterThan(5 * 60);
+    expect(() => new Webhook(secret).verify(body, headers)).toThrow('Message timestamp too old');
+    expect(PAGE).toContain('`Message timestamp too old`');
   });
 });
