@@ -1,5 +1,5 @@
 import type { PlantStorage } from '@plant-store/domain';
-import type { ConnectionPoolStats, KyselyPlantStorage } from '@plant-store/storage-postgres';
+import type { ConnectionPoolStats, SqlPlantStorage } from '@plant-store/storage-postgres';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
 import type { QueueDatabase } from '@plant-store/webhooks/pg-boss';
 
@@ -80,7 +80,7 @@ interface StorageAdapter<Settings extends object> {
  * Delivers the events of a storage on PostgreSQL or PGlite through pg-boss on that same database,
  * importing pg-boss only when webhooks start.
  */
-export function pgBossWebhooks(database: QueueDatabase, storage: KyselyPlantStorage): StartWebhooks {
+export function pgBossWebhooks(database: QueueDatabase, storage: SqlPlantStorage): StartWebhooks {
   return async (config, observer, onError) => {
     const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
     return startPgBossDispatcher({

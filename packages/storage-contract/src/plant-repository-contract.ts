@@ -193,6 +193,23 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
         expect(found).toStrictEqual(attempts);
       });
 
+      // Created at once, a store that batches sends them together (as arrays, on PostgreSQL): text that
+      // means something in an array literal must still come back as it was sent.
+      it('when plants of every sample string, array syntax and the text NULL are created at once, then each round-trips exactly', async () => {
+        const texts = [
+          ...SAMPLE_STRINGS.map(([, text]) => text),
+          '{braces},comma',
+          '{"quoted", element}',
+          'NULL',
+          'null',
+        ];
+        const attempts = texts.map((text) => ({ id: randomPlantId(), name: text, tag: text }));
+        const outcomes = await Promise.all(attempts.map((plant) => plants().insertIfAbsent(plant)));
+        expect(outcomes).toStrictEqual(attempts.map(() => ({ inserted: true })));
+        const found = await Promise.all(attempts.map((plant) => plants().findById(plant.id)));
+        expect(found).toStrictEqual(attempts);
+      });
+
       describe('a leading U+FEFF', () => {
         describeByteOrderMarkContract(plants);
       });

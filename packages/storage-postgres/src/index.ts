@@ -1,6 +1,5 @@
 export { type DataFolderHolder, DataFolderInUseError } from './data-folder-lock.ts';
 export { DatabaseEncodingError } from './database-encoding.ts';
-export type { KyselyPlantStorage } from './kysely-plant-storage.ts';
 export { migrateToLatest } from './migrate.ts';
 export {
   openPglitePlantStorage,
@@ -15,3 +14,4 @@ export {
 } from './open-postgres-plant-storage.ts';
 export type { PlantDatabase } from './plant-database.ts';
 export { createPostgresPlantRepository } from './postgres-plant-repository.ts';
+export type { SqlPlantStorage } from './sql-plant-storage.ts';

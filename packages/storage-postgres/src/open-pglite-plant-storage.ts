@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect } from 'kysely';
 import { type DataFolderLock, lockDataFolder } from './data-folder-lock.ts';
-import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
-import { PLANT_STATEMENT_NAMES, type PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
+import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
+import { openSqlPlantStorage, type SqlPlantStorage } from './sql-plant-storage.ts';
 
 export interface PglitePlantStorageOptions {
   /** Folder of the database files, created if missing. Absent: the database lives in memory only. */
@@ -17,7 +17,7 @@ export interface PglitePlantStorageOptions {
 }
 
 /** The storage on PGlite, and the PGlite instance itself, for whatever else shares its one connection. */
-export interface PglitePlantStorage extends KyselyPlantStorage {
+export interface PglitePlantStorage extends SqlPlantStorage {
   readonly pglite: PGlite;
 }
 
@@ -49,24 +49,21 @@ export async function openPglitePlantStorage(
 
   let lock: DataFolderLock | undefined;
   let pglite: PGlite | undefined;
-  let storage: KyselyPlantStorage;
+  let storage: SqlPlantStorage;
   try {
     if (dataDir !== undefined) {
       await mkdir(dataDir, { recursive: true });
       lock = await lockDataFolder(dataDir);
     }
     // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
-    const [{ PGlite, types }, { withPreparedStatements }] = await Promise.all([
-      import('@electric-sql/pglite'),
-      import('./pglite-prepared-statements.ts'),
-    ]);
+    const { PGlite, types } = await import('@electric-sql/pglite');
     // PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
     const parsers = { [types.INT8]: (value: string) => BigInt(value) };
     pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
-    // The adapter's fixed statements as named prepared statements: a create at c1 spends less than half
-    // the time in PGlite that query() took (see withPreparedStatements). Everything else goes through as is.
-    const dialect = new PGliteDialect({ pglite: withPreparedStatements(pglite, PLANT_STATEMENT_NAMES) });
-    storage = await openKyselyPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
+    // Kysely's own dialect, on PGlite's public query() and transaction(): each statement is parsed and
+    // planned on every call (no named statements), the price of one execution path (bench/PROFILE.md).
+    const dialect = new PGliteDialect({ pglite });
+    storage = await openSqlPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
       events: options.events === true,
     });

@@ -1,9 +1,10 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import pg from 'pg';
-import { discardBrokenConnections, fixedStatementRunner } from './discard-broken-connections.ts';
-import { type KyselyPlantStorage, openKyselyPlantStorage } from './kysely-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
-import { PLANT_STATEMENT_NAMES, type PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
+import { PLANT_STATEMENT_NAMES } from './plant-statements.ts';
+import { PooledPostgresDialect } from './pooled-postgres-dialect.ts';
+import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
+import { openSqlPlantStorage, type SqlPlantStorage } from './sql-plant-storage.ts';
 
 export interface PostgresPlantStorageOptions {
   /** `postgres://user:password@host:port/database`; libpq `options` (e.g. `-c search_path=...`) are passed on. */
@@ -47,7 +48,7 @@ export interface ConnectionPoolStats {
 }
 
 /** The storage on a PostgreSQL server, and how its connection pool is used now. */
-export interface PostgresPlantStorage extends KyselyPlantStorage {
+export interface PostgresPlantStorage extends SqlPlantStorage {
   connectionPool(): ConnectionPoolStats;
 }
 
@@ -82,22 +83,17 @@ export async function openPostgresPlantStorage(
   // Unheard, either crashes the process. pg drops a broken client and opens a new one later.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const wrapped = discardBrokenConnections(
+  const dialect = new PooledPostgresDialect({
     pool,
-    options.preparedStatements === false ? undefined : PLANT_STATEMENT_NAMES,
+    ...(options.preparedStatements === false ? {} : { statementNames: PLANT_STATEMENT_NAMES }),
     // The server's statement_timeout answers first; this catches a server that went silent
     // (a dead network drops no packets back), which statement_timeout cannot.
-    options.readTimeoutMillis ?? statementTimeout + 5_000,
-  );
-  const storage = await openKyselyPlantStorage(
-    new Kysely<PlantDatabase>({ dialect: new PostgresDialect({ pool: wrapped }) }),
-    {
-      groupCommit:
-        options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },
-      events: options.events === true,
-      runFixed: fixedStatementRunner(wrapped),
-    },
-  );
+    readTimeoutMs: options.readTimeoutMillis ?? statementTimeout + 5_000,
+  });
+  const storage = await openSqlPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
+    groupCommit: options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },
+    events: options.events === true,
+  });
   return {
     ...storage,
     connectionPool: () => ({

@@ -9,7 +9,7 @@ import { createTestSchema, freePort, provideTestPostgres, randomPlantId } from '
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
-import { PLANT_STATEMENT_NAMES } from './postgres-plant-repository.ts';
+import { LIST_AFTER, LIST_FIRST } from './plant-statements.ts';
 
 const server = await provideTestPostgres();
 afterAll(async () => {
@@ -166,12 +166,13 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         await client.query('set enable_seqscan = off; set enable_bitmapscan = off');
         await client.query('set plan_cache_mode = force_generic_plan');
         const found: Record<string, string[]> = {};
-        for (const [statement, name] of PLANT_STATEMENT_NAMES) {
-          if (name !== 'plant_store_list_first' && name !== 'plant_store_list_after') continue;
-          await client.query(`prepare page_plan as ${statement}`);
-          const parameters = name === 'plant_store_list_first' ? '(101, 1048576)' : '(0, 101, 1048576)';
+        const page = { upTo: 101, maxBytes: '1048576' };
+        for (const query of [LIST_FIRST.bind(page), LIST_AFTER.bind({ ...page, after: '0' })]) {
+          const name = query.sql === LIST_FIRST.sql ? LIST_FIRST.name : LIST_AFTER.name;
+          await client.query(`prepare page_plan as ${query.sql}`);
+          const parameters = query.parameters.map((value) => `'${value}'`).join(', ');
           const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
-            `explain (format json) execute page_plan ${parameters}`,
+            `explain (format json) execute page_plan (${parameters})`,
           );
           await client.query('deallocate page_plan');
           const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
@@ -238,15 +239,12 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           );
           await client.query('analyze plants');
           const found: Record<string, number> = {};
-          for (const [statement, name] of PLANT_STATEMENT_NAMES) {
-            if (name !== 'plant_store_list_first' && name !== 'plant_store_list_after') continue;
+          for (const statement of [LIST_FIRST, LIST_AFTER]) {
+            const { name } = statement;
             for (let call = 0; call < 10; call += 1) {
-              const values = [String(call * 20), '101', '1048576'];
-              await client.query({
-                name,
-                text: statement,
-                values: name === 'plant_store_list_first' ? values.slice(1) : values,
-              });
+              const page = { after: String(call * 20), upTo: 101, maxBytes: '1048576' };
+              const { sql: text, parameters } = statement.bind(page);
+              await client.query({ name, text, values: [...parameters] });
             }
             const { rows } = await client.query<{ generic_plans: string }>(
               'select generic_plans from pg_prepared_statements where name = $1',
@@ -270,11 +268,13 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       try {
         for (const id of [1n, 2n, 3n, 4n])
           await storage.plants.insertIfAbsent({ id, name: 'x'.repeat(64 * 1024) });
-        const listAfter = [...PLANT_STATEMENT_NAMES].find(
-          ([, name]) => name === 'plant_store_list_after',
-        )?.[0];
+        const { sql: text, parameters } = LIST_AFTER.bind({
+          after: '0',
+          upTo: 1001,
+          maxBytes: String(100 * 1024),
+        });
         const { rows } = await withClient(
-          (client) => client.query(listAfter ?? '', ['0', '1001', String(100 * 1024)]),
+          (client) => client.query(text, [...parameters]),
           fresh.connectionString,
         );
         expect(rows.map((row) => [row.id, row.name?.length ?? null, row.tag, row.kept])).toEqual([

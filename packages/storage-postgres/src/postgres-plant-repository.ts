@@ -6,21 +6,23 @@ import type {
   PlantRepository,
   RecordedEvent,
 } from '@plant-store/domain';
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { type GroupCommitOptions, groupCommit } from './group-commit.ts';
 import type { PlantDatabase } from './plant-database.ts';
+import {
+  DELETE_BY_ID,
+  FIND_BY_ID,
+  FIND_BY_IDS,
+  INSERT_PLANT,
+  INSERT_PLANT_AND_EVENT,
+  INSERT_PLANTS,
+  INSERT_PLANTS_AND_EVENTS,
+  LIST_AFTER,
+  LIST_FIRST,
+} from './plant-statements.ts';
 import { isUnavailableError, mapStorageErrors } from './storage-errors.ts';
 
-interface PlantRow {
-  id: bigint | string | number;
-  name: string;
-  tag: string | null;
-}
-
-/** A row of a list page: a plant it keeps, or (kept false, without name and tag) the first that follows them. */
-interface PageRow extends PlantRow {
-  kept: boolean;
-}
+type PlantRow = { id: bigint; name: string; tag: string | null };
 
 // A budget no page reaches: the largest int8, as the statements' parameter.
 const UNBOUNDED = '9223372036854775807';
@@ -37,142 +39,41 @@ function toNewPlant(row: PlantRow): NewPlant {
 // land between two statements of ours: the bound is never reached by chance.
 const MAX_INSERT_ROUNDS = 100;
 
-/**
- * Inserts a batch of plants with one statement, and answers each plant in order as if they had
- * been inserted one after the other: the database decides between batches (the primary key and
- * ON CONFLICT, as for a single insert), and within the batch the first plant of an id is the one
- * sent, the others of that id are settled against it.
- */
 /** One call of insertIfAbsent: the plant, and its event when the caller has one to record. */
 interface InsertItem {
   readonly plant: NewPlant;
   readonly created?: PlantCreated | undefined;
 }
 
-// The one statement that stores plants, as fixed texts: the rows go in as three arrays (unnest), so
-// one text serves every batch size and nothing is built or compiled per call (kysely's query
-// builder cost more CPU than the rest of a create's database work). Of racing inserts the primary
-// key lets exactly one through, and ON CONFLICT makes the others wait for it to commit, then do nothing.
-const INSERT_PLANTS = `insert into plants (id, name, tag)
-  select * from unnest($1::int8[], $2::text[], $3::text[])
-  on conflict (id) do nothing
-  returning id`;
-
-// The same, with the outbox: a data-modifying CTE also writes the event of each of the ids in $4 that
-// the INSERT stored, so the plant and its event commit (or not) together.
-const INSERT_PLANTS_AND_EVENTS = `with inserted as (
-    insert into plants (id, name, tag)
-    select * from unnest($1::int8[], $2::text[], $3::text[])
-    on conflict (id) do nothing
-    returning id, name, tag
-  ), recorded as (
-    insert into plant_events (plant_id, name, tag)
-    select id, name, tag from inserted where id = any($4::int8[])
-  )
-  select id from inserted`;
-
-// A batch of one (every create without concurrency) as a one-row VALUES: the server runs it ~15 us
-// sooner than the unnest() form, which is what a create waits for at c1.
-const INSERT_PLANT = `insert into plants (id, name, tag)
-  values ($1::int8, $2::text, $3::text)
-  on conflict (id) do nothing
-  returning id`;
-
-const INSERT_PLANT_AND_EVENT = `with inserted as (
-    insert into plants (id, name, tag)
-    values ($1::int8, $2::text, $3::text)
-    on conflict (id) do nothing
-    returning id, name, tag
-  ), recorded as (
-    insert into plant_events (plant_id, name, tag)
-    select id, name, tag from inserted
-  )
-  select id from inserted`;
-
-// The reads and the delete, as fixed texts too: one statement each, nothing built per call.
-const FIND_BY_ID = 'select id, name, tag from plants where id = $1::int8';
-// The plants a batch's inserts conflicted with (a retry, a race, another content), read back once committed.
-const FIND_BY_IDS = 'select id, name, tag from plants where id = any($1::int8[])';
-// A page in id order, from the two indexes of migration 0003: the plants whose name and tag fit in an
-// index entry come from the covering index alone (an index-only scan: a few pages a page), the others
-// from the small index of the long ones; the two ordered runs are merged. The predicates are those of
-// the indexes, word for word: the planner uses a partial index only for a query that implies them.
-const SHORT = 'octet_length(name) + coalesce(octet_length(tag), 0) <= 2000';
-const LONG = 'octet_length(name) + coalesce(octet_length(tag), 0) > 2000';
-// A page reads the first `limit` + 1 plants (`upTo`): it keeps the first `limit` of them while their
-// running sum of bytes stays within the budget (the first always), and answers the first plant it
-// does not keep without its name and tag, to say that more follow. octet_length reads a long value's
-// size from its TOAST pointer, so a plant past the budget is never read whole, nor sent. The limits
-// on the merged run and on the whole are the page's own: they let the server plan it once, not per call.
-const listPage = (after: string, upTo: string, maxBytes: string): string =>
-  `select id, case when kept then name end as name, case when kept then tag end as tag, kept from (
-    select id, name, tag,
-      n < ${upTo} and (n = 1 or total <= ${maxBytes}) as kept,
-      n <= 2 or total - bytes <= ${maxBytes} as shown
-    from (
-      select id, name, tag, bytes, row_number() over running as n, sum(bytes) over running as total
-      from (
-        select id, name, tag, octet_length(name) + coalesce(octet_length(tag), 0) as bytes from (
-          (select id, name, tag from plants where ${after}${SHORT} order by id limit ${upTo})
-          union all
-          (select id, name, tag from plants where ${after}${LONG} order by id limit ${upTo})
-          order by id limit ${upTo}
-        ) as candidates
-      ) as sized
-      window running as (order by id rows between unbounded preceding and current row)
-    ) as counted
-  ) as page where shown order by id limit ${upTo}`;
-const LIST_FIRST = listPage('', '$1::int8', '$2::int8');
-const LIST_AFTER = listPage('id > $1::int8 and ', '$2::int8', '$3::int8');
-const DELETE_BY_ID = 'delete from plants where id = $1::int8 returning id';
-
-/**
- * The fixed texts above, each with a name a connection may prepare it under: the server then parses
- * and plans each once per connection instead of once per call (a create at c1 answers ~50 us sooner
- * here). For a driver that can (see openPostgresPlantStorage's `preparedStatements`).
- */
-export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = new Map([
-  [INSERT_PLANTS, 'plant_store_insert_plants'],
-  [INSERT_PLANTS_AND_EVENTS, 'plant_store_insert_plants_and_events'],
-  [INSERT_PLANT, 'plant_store_insert_plant'],
-  [INSERT_PLANT_AND_EVENT, 'plant_store_insert_plant_and_event'],
-  [FIND_BY_ID, 'plant_store_find_by_id'],
-  [FIND_BY_IDS, 'plant_store_find_by_ids'],
-  [LIST_FIRST, 'plant_store_list_first'],
-  [LIST_AFTER, 'plant_store_list_after'],
-  [DELETE_BY_ID, 'plant_store_delete_by_id'],
-]);
-
-/**
- * Runs one of the fixed texts above with its parameters and answers its rows. The default goes through
- * kysely; a driver may run them more directly (see openPostgresPlantStorage).
- */
-export type RunFixedStatement = (text: string, parameters: readonly unknown[]) => Promise<readonly unknown[]>;
-
-function throughKysely(db: Kysely<PlantDatabase>): RunFixedStatement {
-  return async (text, parameters) => (await db.executeQuery(CompiledQuery.raw(text, [...parameters]))).rows;
-}
+/** Runs a compiled statement and answers its rows: kysely's executeQuery on the adapter's database. */
+type Run = <Row>(query: CompiledQuery<Row>) => Promise<readonly Row[]>;
 
 function insertStatement(
   sent: readonly NewPlant[],
   recordFor: readonly bigint[],
-): readonly [text: string, parameters: readonly unknown[]] {
+): CompiledQuery<{ id: bigint }> {
   if (sent.length === 1) {
     const plant = sent[0] as NewPlant;
-    const parameters = [plant.id.toString(), plant.name, plant.tag ?? null];
+    const values = { id: plant.id.toString(), name: plant.name, tag: plant.tag ?? null };
     // recordFor holds the plant's id exactly when its event is to be recorded.
-    return [recordFor.length === 0 ? INSERT_PLANT : INSERT_PLANT_AND_EVENT, parameters];
+    return recordFor.length === 0 ? INSERT_PLANT.bind(values) : INSERT_PLANT_AND_EVENT.bind(values);
   }
   const ids = sent.map((plant) => plant.id.toString());
   const names = sent.map((plant) => plant.name);
   const tags = sent.map((plant) => plant.tag ?? null);
   return recordFor.length === 0
-    ? [INSERT_PLANTS, [ids, names, tags]]
-    : [INSERT_PLANTS_AND_EVENTS, [ids, names, tags, recordFor.map((id) => id.toString())]];
+    ? INSERT_PLANTS.bind({ ids, names, tags })
+    : INSERT_PLANTS_AND_EVENTS.bind({ ids, names, tags, recordFor: recordFor.map((id) => id.toString()) });
 }
 
+/**
+ * Inserts a batch of plants with one statement, and answers each plant in order as if they had
+ * been inserted one after the other: the database decides between batches (the primary key and
+ * ON CONFLICT, as for a single insert), and within the batch the first plant of an id is the one
+ * sent, the others of that id are settled against it.
+ */
 async function insertBatch(
-  run: RunFixedStatement,
+  run: Run,
   items: readonly InsertItem[],
   recordEvents: boolean,
   round = 1,
@@ -192,15 +93,15 @@ async function insertBatch(
         .filter((index) => items[index]?.created)
         .map((index) => plants[index]?.id as bigint)
     : [];
-  const insertedRows = (await run(...insertStatement(sent, recordFor))) as readonly { id: PlantRow['id'] }[];
+  const insertedRows = await run(insertStatement(sent, recordFor));
   const inserted = new Set(insertedRows.map((row) => BigInt(row.id)));
 
   // A separate statement takes a fresh snapshot, so it sees the committed winners.
   const conflicted = sent.filter((plant) => !inserted.has(plant.id)).map((plant) => plant.id);
   const existing = new Map<bigint, NewPlant>();
   if (conflicted.length > 0) {
-    const rows = await run(FIND_BY_IDS, [conflicted.map((id) => id.toString())]);
-    for (const row of rows as PlantRow[]) existing.set(BigInt(row.id), toNewPlant(row));
+    const rows = await run(FIND_BY_IDS.bind({ ids: conflicted.map((id) => id.toString()) }));
+    for (const row of rows) existing.set(BigInt(row.id), toNewPlant(row));
   }
 
   const outcomes = plants.map((plant, index): InsertOutcome | undefined => {
@@ -241,14 +142,12 @@ export interface PostgresPlantRepositoryOptions {
   readonly groupCommit?: Pick<GroupCommitOptions, 'maxBatchSize' | 'maxConcurrentBatches'> | false;
   /** Record the event of each plant created in the `plant_events` outbox, in the statement that stores it. */
   readonly events?: boolean;
-  /** How the fixed statements run. Default: through `db` (kysely). */
-  readonly runFixed?: RunFixedStatement;
 }
 
 function toRecordedEvent(row: {
   event_id: string;
-  recorded_at: Date | string;
-  plant_id: bigint | string | number;
+  recorded_at: Date;
+  plant_id: bigint;
   name: string;
   tag: string | null;
 }): RecordedEvent {
@@ -311,7 +210,7 @@ export function createPostgresPlantRepository(
   options: PostgresPlantRepositoryOptions = {},
 ): PlantRepository {
   const recordEvents = options.events === true;
-  const run = options.runFixed ?? throughKysely(db);
+  const run: Run = async (query) => (await db.executeQuery(query)).rows;
   const insertOne =
     options.groupCommit === false
       ? async (item: InsertItem) => (await insertBatch(run, [item], recordEvents))[0] as InsertOutcome
@@ -325,28 +224,24 @@ export function createPostgresPlantRepository(
     insertIfAbsent: (plant, created) => mapStorageErrors(() => insertOne({ plant, created })),
     findById: (id) =>
       mapStorageErrors(async () => {
-        const rows = await run(FIND_BY_ID, [id.toString()]);
-        const row = rows[0] as PlantRow | undefined;
+        const [row] = await run(FIND_BY_ID.bind({ id: id.toString() }));
         return row && toNewPlant(row);
       }),
-    // Keyset pagination on the primary key's index: `id > $after ORDER BY id LIMIT $n` reads only
-    // the rows it returns, at any depth, where OFFSET would read and drop every row before them.
+    // One page: the plants it keeps, then (kept false, without name and tag) the first that follows them.
     listAfter: (after, limit, maxBytes) =>
       mapStorageErrors(async () => {
-        const budget = maxBytes === undefined ? UNBOUNDED : String(maxBytes);
-        const rows = (
-          after === undefined
-            ? await run(LIST_FIRST, [limit + 1, budget])
-            : await run(LIST_AFTER, [after.toString(), limit + 1, budget])
-        ) as PageRow[];
-        const kept = rows.filter((row) => row.kept);
-        return { plants: kept.map(toNewPlant), more: kept.length < rows.length };
+        const page = { upTo: limit + 1, maxBytes: maxBytes === undefined ? UNBOUNDED : String(maxBytes) };
+        const rows = await run(
+          after === undefined ? LIST_FIRST.bind(page) : LIST_AFTER.bind({ ...page, after: after.toString() }),
+        );
+        const plants = rows.flatMap((row) =>
+          row.kept && row.name !== null ? [toNewPlant({ id: row.id, name: row.name, tag: row.tag })] : [],
+        );
+        return { plants, more: plants.length < rows.length };
       }),
-    // One statement: of concurrent deletes of one id, the row lock lets one delete it, and the
-    // others, once it has committed, find nothing.
     deleteById: (id) =>
       mapStorageErrors(async () => {
-        const rows = await run(DELETE_BY_ID, [id.toString()]);
+        const rows = await run(DELETE_BY_ID.bind({ id: id.toString() }));
         return rows.length > 0;
       }),
   };

@@ -1,7 +1,8 @@
 import { provideTestPostgres } from '@plant-store/test-support';
+import { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { discardBrokenConnections } from './discard-broken-connections.ts';
+import { PooledPostgresDialect, type PooledPostgresDriver } from './pooled-postgres-dialect.ts';
 
 const server = await provideTestPostgres();
 afterAll(async () => {
@@ -16,35 +17,41 @@ interface Prepared {
   readonly statement: string;
 }
 
-describe.skipIf(!server)('discardBrokenConnections', () => {
+describe.skipIf(!server)('PooledPostgresDialect', () => {
   let pool: pg.Pool | undefined;
+  let driver: PooledPostgresDriver | undefined;
   afterEach(async () => {
-    await pool?.end();
+    await driver?.destroy();
     pool = undefined;
+    driver = undefined;
   });
 
-  /** The wrapped pool of one connection, so that every checkout is the same session. */
-  function onePool(names?: ReadonlyMap<string, string>) {
+  /** The driver on a pool of one connection, so that every checkout is the same session. */
+  async function onePool(statementNames?: ReadonlyMap<string, string>): Promise<PooledPostgresDriver> {
     pool = new pg.Pool({ connectionString: server?.connectionString, max: 1 });
-    return discardBrokenConnections(pool, names);
+    driver = new PooledPostgresDialect({
+      pool,
+      ...(statementNames ? { statementNames } : {}),
+    }).createDriver();
+    await driver.init();
+    return driver;
   }
 
   async function run<T>(
-    wrapped: ReturnType<typeof discardBrokenConnections>,
+    wrapped: PooledPostgresDriver,
     text: string,
     parameters: unknown[] = [],
   ): Promise<T[]> {
-    const client = await wrapped.connect();
+    const connection = await wrapped.acquireConnection();
     try {
-      const result = (await client.query(text, parameters)) as { rows: T[] };
-      return result.rows;
+      return (await connection.executeQuery<T>(CompiledQuery.raw(text, parameters))).rows;
     } finally {
-      client.release();
+      await wrapped.releaseConnection(connection);
     }
   }
 
   it('when a text has a name, then it is prepared once on the connection under that name and answers as before', async () => {
-    const wrapped = onePool(new Map([[NAMED, 'plant_store_test_next']]));
+    const wrapped = await onePool(new Map([[NAMED, 'plant_store_test_next']]));
     expect(await run(wrapped, NAMED, ['41'])).toEqual([{ next: '42' }]);
     expect(await run(wrapped, NAMED, ['9007199254740993'])).toEqual([{ next: '9007199254740994' }]);
     expect(await run<Prepared>(wrapped, PREPARED)).toEqual([
@@ -53,30 +60,30 @@ describe.skipIf(!server)('discardBrokenConnections', () => {
   });
 
   it('when a text has no name, then nothing is prepared on the connection', async () => {
-    const wrapped = onePool();
+    const wrapped = await onePool();
     expect(await run(wrapped, NAMED, ['41'])).toEqual([{ next: '42' }]);
     expect(await run<Prepared>(wrapped, PREPARED)).toEqual([]);
   });
 
   it('when a connection is checked out again, then it is the same object, and a failed statement that was not an outage does not discard it', async () => {
-    const wrapped = onePool(new Map([[NAMED, 'plant_store_test_next']]));
-    const first = await wrapped.connect();
-    first.release();
+    const wrapped = await onePool(new Map([[NAMED, 'plant_store_test_next']]));
+    const first = await wrapped.acquireConnection();
+    await wrapped.releaseConnection(first);
     await expect(run(wrapped, 'select 1/0')).rejects.toThrow(/division by zero/);
-    const second = await wrapped.connect();
-    second.release();
+    const second = await wrapped.acquireConnection();
+    await wrapped.releaseConnection(second);
     expect(second).toBe(first);
     expect(pool?.totalCount).toBe(1);
   });
 
   it('when a statement fails because the session was ended, then that connection is discarded and the next checkout is a new one', async () => {
-    const wrapped = onePool(new Map([[NAMED, 'plant_store_test_next']]));
+    const wrapped = await onePool(new Map([[NAMED, 'plant_store_test_next']]));
     await run(wrapped, NAMED, ['1']);
-    const first = await wrapped.connect();
-    first.release();
+    const first = await wrapped.acquireConnection();
+    await wrapped.releaseConnection(first);
     await expect(run(wrapped, 'select pg_terminate_backend(pg_backend_pid())')).rejects.toThrow();
-    const second = await wrapped.connect();
-    second.release();
+    const second = await wrapped.acquireConnection();
+    await wrapped.releaseConnection(second);
     expect(second).not.toBe(first);
     // The new session prepares the statement again, on its first use there.
     expect(await run(wrapped, NAMED, ['1'])).toEqual([{ next: '2' }]);

@@ -10,8 +10,8 @@ import {
 } from './postgres-plant-repository.ts';
 import { mapStorageErrors } from './storage-errors.ts';
 
-/** A PlantStorage on PostgreSQL (a server or PGlite), through kysely. */
-export interface KyselyPlantStorage extends PlantStorage {
+/** A PlantStorage in a PostgreSQL database (a server or PGlite): one schema, an outbox written in SQL transactions. */
+export interface SqlPlantStorage extends PlantStorage {
   /** With `events: true`: the outbox; `forward` gets the relay's transaction, to write in it. */
   readonly events?: PlantEventOutbox<Transaction<PlantDatabase>> | undefined;
   /** The schema the plants live in: whatever else belongs to this store (a job queue) goes there too. */
@@ -23,10 +23,10 @@ export interface KyselyPlantStorage extends PlantStorage {
  * wraps it as a PlantStorage that owns it: close() destroys `db`. If either fails, `db` is destroyed
  * before the error is thrown.
  */
-export async function openKyselyPlantStorage(
+export async function openSqlPlantStorage(
   db: Kysely<PlantDatabase>,
   options: PostgresPlantRepositoryOptions = {},
-): Promise<KyselyPlantStorage> {
+): Promise<SqlPlantStorage> {
   let schema: string;
   try {
     await checkDatabaseEncoding(db);

@@ -1,0 +1,274 @@
+import {
+  type Compilable,
+  type CompiledQuery,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type RawBuilder,
+  sql,
+} from 'kysely';
+import type { PlantDatabase } from './plant-database.ts';
+
+// Builds and compiles only, never runs: each statement is compiled once, at load, and every call runs
+// that compiled query with its own parameters (kysely's "splitting query building and execution").
+const builder = new Kysely<PlantDatabase>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+
+/** Where a statement's parameter goes: its value is given by this name on every call. */
+class Slot {
+  readonly key: string;
+  constructor(key: string) {
+    this.key = key;
+  }
+}
+
+/** A statement compiled once: its text, the name a connection may prepare it under, and its calls. */
+export interface PlantStatement<Values, Row> {
+  /** The name under which a connection may prepare it (see the Postgres driver's named statements). */
+  readonly name: string;
+  readonly sql: string;
+  /** The compiled query with these values as its parameters, for `db.executeQuery`. */
+  bind(values: Values): CompiledQuery<Row>;
+}
+
+/**
+ * Compiles `build`'s query once. `value<T>(key)` stands for the parameter `key` of `Values`, typed
+ * `T` in SQL; a key used twice is two parameters, both bound to the same value.
+ */
+function statement<Values extends Record<string, unknown>>() {
+  return <Row>(
+    name: string,
+    build: (value: <T>(key: keyof Values & string) => RawBuilder<T>) => Compilable<Row>,
+  ): PlantStatement<Values, Row> => {
+    const compiled = build((key) => sql`${new Slot(key)}`).compile();
+    const keys = compiled.parameters.map((parameter) => {
+      // A literal the builder made a parameter would be sent unchanged on every call: refused here, at load.
+      if (!(parameter instanceof Slot))
+        throw new Error(`${name}: a parameter that is not a value(): ${parameter}`);
+      return parameter.key;
+    });
+    return {
+      name,
+      sql: compiled.sql,
+      bind: (values) => ({ ...compiled, parameters: keys.map((key) => values[key]) }),
+    };
+  };
+}
+
+// An int8 is sent as its decimal text: exact at any size, whatever the driver does with a bigint.
+type Int8 = string;
+
+// The plants of one insert, as three arrays: one text serves every batch size.
+type PlantArrays = { ids: Int8[]; names: string[]; tags: (string | null)[] };
+type OnePlant = { id: Int8; name: string; tag: string | null };
+
+const unnestPlants = (value: <T>(key: keyof PlantArrays & string) => RawBuilder<T>) =>
+  sql<{
+    id: bigint;
+    name: string;
+    tag: string | null;
+  }>`unnest(${value('ids')}::int8[], ${value('names')}::text[], ${value('tags')}::text[])`.as<'batch'>(
+    sql`batch(id, name, tag)`,
+  );
+
+// Of racing inserts the primary key lets exactly one through, and ON CONFLICT makes the others wait
+// for it to commit, then do nothing: the returned ids are those this statement stored.
+export const INSERT_PLANTS = statement<PlantArrays>()('plant_store_insert_plants', (value) =>
+  builder
+    .insertInto('plants')
+    .columns(['id', 'name', 'tag'])
+    .expression((eb) => eb.selectFrom(unnestPlants(value)).selectAll())
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id'),
+);
+
+// The same, with the outbox: a data-modifying CTE also writes the event of each of the ids in
+// `recordFor` that the INSERT stored, so a plant and its event commit (or not) together.
+export const INSERT_PLANTS_AND_EVENTS = statement<PlantArrays & { recordFor: Int8[] }>()(
+  'plant_store_insert_plants_and_events',
+  (value) =>
+    builder
+      .with('inserted', (db) =>
+        db
+          .insertInto('plants')
+          .columns(['id', 'name', 'tag'])
+          .expression((eb) => eb.selectFrom(unnestPlants(value)).selectAll())
+          .onConflict((oc) => oc.column('id').doNothing())
+          .returning(['id', 'name', 'tag']),
+      )
+      .with('recorded', (db) =>
+        db
+          .insertInto('plant_events')
+          .columns(['plant_id', 'name', 'tag'])
+          .expression(
+            db
+              .selectFrom('inserted')
+              .select(['id', 'name', 'tag'])
+              .where('id', '=', (eb) => eb.fn.any(sql<bigint[]>`${value('recordFor')}::int8[]`)),
+          ),
+      )
+      .selectFrom('inserted')
+      .select('id'),
+);
+
+// A batch of one (every create without concurrency) as a one-row VALUES: the server runs it sooner
+// than the unnest() form, and that is what a create waits for at c1.
+export const INSERT_PLANT = statement<OnePlant>()('plant_store_insert_plant', (value) =>
+  builder
+    .insertInto('plants')
+    .values({ id: value('id'), name: value('name'), tag: value('tag') })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id'),
+);
+
+export const INSERT_PLANT_AND_EVENT = statement<OnePlant>()('plant_store_insert_plant_and_event', (value) =>
+  builder
+    .with('inserted', (db) =>
+      db
+        .insertInto('plants')
+        .values({ id: value('id'), name: value('name'), tag: value('tag') })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .returning(['id', 'name', 'tag']),
+    )
+    .with('recorded', (db) =>
+      db
+        .insertInto('plant_events')
+        .columns(['plant_id', 'name', 'tag'])
+        .expression(db.selectFrom('inserted').select(['id', 'name', 'tag'])),
+    )
+    .selectFrom('inserted')
+    .select('id'),
+);
+
+export const FIND_BY_ID = statement<{ id: Int8 }>()('plant_store_find_by_id', (value) =>
+  builder.selectFrom('plants').select(['id', 'name', 'tag']).where('id', '=', value<bigint>('id')),
+);
+
+// The plants a batch's inserts conflicted with (a retry, a race, another content), read back once committed.
+export const FIND_BY_IDS = statement<{ ids: Int8[] }>()('plant_store_find_by_ids', (value) =>
+  builder
+    .selectFrom('plants')
+    .select(['id', 'name', 'tag'])
+    .where('id', '=', (eb) => eb.fn.any(sql<bigint[]>`${value('ids')}::int8[]`)),
+);
+
+// One statement: of concurrent deletes of one id, the row lock lets one delete it, and the others,
+// once it has committed, find nothing.
+export const DELETE_BY_ID = statement<{ id: Int8 }>()('plant_store_delete_by_id', (value) =>
+  builder.deleteFrom('plants').where('id', '=', value<bigint>('id')).returning('id'),
+);
+
+// A plant's bytes in a list page, and the predicates of migration 0003's two partial indexes: the
+// planner uses a partial index only for a query that implies its predicate, so these say the same.
+const BYTES = sql<number>`octet_length(name) + coalesce(octet_length(tag), 0)`;
+const SHORT = sql<boolean>`${BYTES} <= 2000`;
+const LONG = sql<boolean>`${BYTES} > 2000`;
+// A running count and sum in id order (counts of plants and bytes, never returned: numbers here). ROWS, not the default RANGE: no peers to look for, ids are unique.
+const RUNNING = sql`over (order by id rows between unbounded preceding and current row)`;
+
+type PageValues = { after: Int8; upTo: number; maxBytes: Int8 };
+
+/**
+ * A page in id order, keyset-paginated (`id > after`, never OFFSET), from the two indexes of migration
+ * 0003: the plants whose name and tag fit in an index entry come from the covering index alone (an
+ * index-only scan), the others from the small index of the long ones; the two ordered runs are merged.
+ *
+ * It reads the first `upTo` (the page's limit + 1) plants and keeps the first `upTo` - 1 of them while
+ * their running sum of bytes stays within `maxBytes` (the first always); the first plant it does not
+ * keep comes without its name and tag, to say that more follow. octet_length reads a long value's
+ * size from its TOAST pointer, so a plant past the budget is never read whole, nor sent. The limits
+ * on the runs and the whole are all `upTo`: they let the server plan the statement once, not per call.
+ */
+function listPage(
+  value: <T>(key: 'upTo' | 'maxBytes') => RawBuilder<T>,
+  after: RawBuilder<bigint> | undefined,
+) {
+  const run = (predicate: RawBuilder<boolean>) => {
+    const all = builder.selectFrom('plants').select(['id', 'name', 'tag']);
+    return (after === undefined ? all : all.where('id', '>', after))
+      .where(predicate)
+      .orderBy('id')
+      .limit(value<number>('upTo'));
+  };
+  const candidates = builder
+    .selectFrom(run(SHORT).as('short'))
+    .selectAll()
+    .unionAll(builder.selectFrom(run(LONG).as('long')).selectAll())
+    .orderBy('id')
+    .limit(value<number>('upTo'));
+  const counted = builder
+    .selectFrom(
+      builder
+        .selectFrom(candidates.as('candidates'))
+        .select(['id', 'name', 'tag', BYTES.as('bytes')])
+        .as('sized'),
+    )
+    .select([
+      'id',
+      'name',
+      'tag',
+      'bytes',
+      sql<number>`row_number() ${RUNNING}`.as('n'),
+      sql<number>`sum(bytes) ${RUNNING}`.as('total'),
+    ]);
+  const judged = builder
+    .selectFrom(counted.as('counted'))
+    .select((eb) => [
+      'id',
+      'name',
+      'tag',
+      eb
+        .and([
+          eb('n', '<', value<number>('upTo')),
+          eb.or([eb('n', '=', eb.lit(1)), eb('total', '<=', value<number>('maxBytes'))]),
+        ])
+        .as('kept'),
+      eb
+        .or([
+          eb('n', '<=', eb.lit(2)),
+          eb(eb('total', '-', eb.ref('bytes')), '<=', value<number>('maxBytes')),
+        ])
+        .as('shown'),
+    ]);
+  return builder
+    .selectFrom(judged.as('page'))
+    .select((eb) => [
+      'id',
+      eb.case().when(eb.ref('kept')).then(eb.ref('name')).end().as('name'),
+      eb.case().when(eb.ref('kept')).then(eb.ref('tag')).end().as('tag'),
+      'kept',
+    ])
+    .where((eb) => eb.ref('shown'))
+    .orderBy('id')
+    .limit(value<number>('upTo'));
+}
+
+export const LIST_FIRST = statement<Omit<PageValues, 'after'>>()('plant_store_list_first', (value) =>
+  listPage(value, undefined),
+);
+export const LIST_AFTER = statement<PageValues>()('plant_store_list_after', (value) =>
+  listPage(value, value('after')),
+);
+
+/** Each statement's text and the name a connection may prepare it under. */
+export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = new Map(
+  [
+    INSERT_PLANTS,
+    INSERT_PLANTS_AND_EVENTS,
+    INSERT_PLANT,
+    INSERT_PLANT_AND_EVENT,
+    FIND_BY_ID,
+    FIND_BY_IDS,
+    LIST_FIRST,
+    LIST_AFTER,
+    DELETE_BY_ID,
+  ].map((statement) => [statement.sql, statement.name]),
+);

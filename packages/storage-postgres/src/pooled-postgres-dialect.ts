@@ -1,0 +1,218 @@
+import {
+  AbortedTransactionError,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import type pg from 'pg';
+import { isUnavailableError } from './storage-errors.ts';
+
+export interface PooledPostgresDialectOptions {
+  readonly pool: pg.Pool;
+  /** Texts sent as named (prepared) statements, by the name each is prepared under. */
+  readonly statementNames?: ReadonlyMap<string, string>;
+  /** A statement unanswered this long fails, its connection closed. Default 15000. */
+  readonly readTimeoutMs?: number;
+}
+
+/**
+ * Kysely on a pg pool, as kysely's PostgresDialect, with three more things it does for the storage:
+ *
+ * - The texts of `statementNames` are sent as named statements: the server parses and plans each
+ *   once per connection, not on every call.
+ * - A connection whose statement failed because the database was lost or too slow (a terminated
+ *   backend, a reset socket, a read timeout) is released as broken, so pg-pool closes it instead of
+ *   handing it out again: pg-pool learns that the socket is gone only when the close is processed,
+ *   and in between the next operation could get that dead connection and fail too, a second 503 for
+ *   one outage. Discarding one after a statement timeout (still usable) costs a reconnect; keeping
+ *   one after a read timeout (in an unknown state) could cost wrong answers.
+ * - A statement left unanswered for `readTimeoutMs` fails, its connection closed: a silent network or
+ *   a frozen server, which the server's statement_timeout cannot catch. One sweep over the open
+ *   connections every eighth of it, not pg's per-statement `query_timeout` timer (its cost is in
+ *   bench/PROFILE.md): a silent statement fails between `readTimeoutMs` and a quarter later.
+ *
+ * `db.destroy()` stops the sweep and ends the pool.
+ */
+export class PooledPostgresDialect implements Dialect {
+  readonly #options: PooledPostgresDialectOptions;
+
+  constructor(options: PooledPostgresDialectOptions) {
+    this.#options = options;
+  }
+
+  createAdapter(): DialectAdapter {
+    return new PostgresAdapter();
+  }
+
+  createDriver(): PooledPostgresDriver {
+    return new PooledPostgresDriver(this.#options);
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new PostgresIntrospector(db);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new PostgresQueryCompiler();
+  }
+}
+
+/** One pg client as kysely sees it, kept for the client's whole life (see the driver's WeakMap). */
+class PooledConnection implements DatabaseConnection {
+  #broken = false;
+  /** When the statement in flight was sent (performance.now()); 0 while none is. */
+  #sentAt = 0;
+  readonly #client: pg.PoolClient;
+  readonly #statementNames: ReadonlyMap<string, string>;
+
+  constructor(client: pg.PoolClient, statementNames: ReadonlyMap<string, string>) {
+    this.#client = client;
+    this.#statementNames = statementNames;
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const { command, rowCount, rows } = await this.run<R>(compiledQuery.sql, compiledQuery.parameters);
+    const changed =
+      command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+    return changed ? { numAffectedRows: BigInt(rowCount ?? 0), rows } : { rows };
+  }
+
+  /** Sends a text, named when it has a name, and marks the connection broken when it fails for an outage. */
+  async run<R>(
+    text: string,
+    parameters: readonly unknown[] = [],
+  ): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+    const name = this.#statementNames.get(text);
+    // pg reads the values and never writes them; kysely hands them over read-only.
+    const values = parameters as unknown[];
+    this.#sentAt = performance.now();
+    try {
+      return await this.#client.query<R & pg.QueryResultRow, unknown[]>(
+        name === undefined ? { text, values } : { name, text, values },
+      );
+    } catch (error) {
+      if (isUnavailableError(error)) this.#broken = true;
+      throw error;
+    } finally {
+      this.#sentAt = 0;
+    }
+  }
+
+  // Nothing of the storage streams; a cursor would need pg-cursor.
+  // biome-ignore lint/correctness/useYield: refuses before the first row
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported by the storage connection');
+  }
+
+  /** Closes a silent connection's socket: pg then fails its statement ("Connection terminated unexpectedly"). */
+  cutOffIfSilent(now: number, readTimeoutMs: number): void {
+    if (this.#sentAt === 0 || now - this.#sentAt < readTimeoutMs) return;
+    this.#broken = true;
+    this.#sentAt = 0;
+    this.#client.connection.stream.destroy();
+  }
+
+  markBroken(): void {
+    this.#broken = true;
+  }
+
+  release(): void {
+    const broken = this.#broken;
+    this.#broken = false;
+    this.#client.release(broken);
+  }
+}
+
+/** The driver of PooledPostgresDialect, written as kysely's PostgresDriver: a connection object per pool client. */
+export class PooledPostgresDriver implements Driver {
+  #pool: pg.Pool | undefined;
+  #sweep: NodeJS.Timeout | undefined;
+  readonly #statementNames: ReadonlyMap<string, string>;
+  readonly #readTimeoutMs: number;
+  // A new object per checkout would cost a WeakMap entry and an allocation per statement.
+  readonly #connections = new WeakMap<pg.PoolClient, PooledConnection>();
+  readonly #open = new Set<PooledConnection>();
+
+  constructor(options: PooledPostgresDialectOptions) {
+    this.#pool = options.pool;
+    this.#statementNames = options.statementNames ?? new Map();
+    this.#readTimeoutMs = options.readTimeoutMs ?? 15_000;
+  }
+
+  async init(): Promise<void> {
+    this.#sweep = setInterval(
+      () => {
+        const now = performance.now();
+        for (const connection of this.#open) connection.cutOffIfSilent(now, this.#readTimeoutMs);
+      },
+      Math.max(10, Math.floor(this.#readTimeoutMs / 8)),
+    );
+    this.#sweep.unref();
+  }
+
+  async acquireConnection(): Promise<PooledConnection> {
+    const pool = this.#pool;
+    if (pool === undefined) throw new Error('driver has already been destroyed');
+    const client = await pool.connect();
+    if (this.#pool === undefined) {
+      client.release();
+      throw new Error('driver has already been destroyed');
+    }
+    let connection = this.#connections.get(client);
+    if (connection === undefined) {
+      const created = new PooledConnection(client, this.#statementNames);
+      this.#connections.set(client, created);
+      this.#open.add(created);
+      client.once('end', () => this.#open.delete(created));
+      connection = created;
+    }
+    return connection;
+  }
+
+  async beginTransaction(connection: PooledConnection, settings: TransactionSettings): Promise<void> {
+    let text = 'begin';
+    if (settings.isolationLevel || settings.accessMode) {
+      text = 'start transaction';
+      if (settings.isolationLevel) text += ` isolation level ${settings.isolationLevel}`;
+      if (settings.accessMode) text += ` ${settings.accessMode}`;
+    }
+    await connection.run(text);
+  }
+
+  async commitTransaction(connection: PooledConnection): Promise<void> {
+    // PostgreSQL completes COMMIT with a ROLLBACK tag when an earlier error left the transaction aborted.
+    const { command } = await connection.run('commit');
+    if (command === 'ROLLBACK') throw new AbortedTransactionError();
+  }
+
+  async rollbackTransaction(connection: PooledConnection): Promise<void> {
+    try {
+      await connection.run('rollback');
+    } catch (error) {
+      // A session that cannot roll back is in an unknown state: never handed out again.
+      connection.markBroken();
+      throw error;
+    }
+  }
+
+  async releaseConnection(connection: PooledConnection): Promise<void> {
+    connection.release();
+  }
+
+  async destroy(): Promise<void> {
+    clearInterval(this.#sweep);
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.end();
+  }
+}
