@@ -92,20 +92,20 @@ describe.skipIf(!server)('PooledPostgresDialect', () => {
     ]);
   });
   it('when a statement fails because the session is read-only (a demoted leader), then that connection is discarded and the next one can write', async () => {
-    const wrapped = onePool();
-    const first = await wrapped.connect();
+    const wrapped = await onePool();
+    const first = await wrapped.acquireConnection();
     try {
-      await first.query('set default_transaction_read_only = on', []);
+      await first.executeQuery(CompiledQuery.raw('set default_transaction_read_only = on'));
     } finally {
-      first.release();
+      await wrapped.releaseConnection(first);
     }
     await expect(
       run(wrapped, 'create temporary table plant_store_test_writes (x int)'),
     ).rejects.toMatchObject({
       code: '25006',
     });
-    const second = await wrapped.connect();
-    second.release();
+    const second = await wrapped.acquireConnection();
+    await wrapped.releaseConnection(second);
     expect(second).not.toBe(first);
     expect(await run(wrapped, 'show default_transaction_read_only')).toEqual([
       { default_transaction_read_only: 'off' },
