@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       nodeEnv: 'development',
       shutdownTimeoutMs: 10_000,
+      shutdownGraceMs: 0,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 5_000,
@@ -72,6 +73,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       NODE_ENV: 'production',
       SHUTDOWN_TIMEOUT_MS: '2500',
+      SHUTDOWN_GRACE_MS: '1500',
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
       KEEP_ALIVE_TIMEOUT_MS: '1000',
@@ -106,6 +108,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       nodeEnv: 'production',
       shutdownTimeoutMs: 2500,
+      shutdownGraceMs: 1500,
       headersTimeoutMs: 2000,
       requestTimeoutMs: 4000,
       keepAliveTimeoutMs: 1000,
@@ -257,6 +260,21 @@ describe('loadConfig', () => {
       expect(problemsOf({ SHUTDOWN_TIMEOUT_MS: timeout })).toEqual([
         expect.stringMatching(/^SHUTDOWN_TIMEOUT_MS must be/),
       ]);
+    });
+
+    it.each(['soon', '-5', '600001'])('when SHUTDOWN_GRACE_MS is %s, then it is refused', (grace) => {
+      expect(problemsOf({ SHUTDOWN_GRACE_MS: grace })).toEqual([
+        expect.stringMatching(/^SHUTDOWN_GRACE_MS must be a whole number/),
+      ]);
+    });
+
+    it('when SHUTDOWN_GRACE_MS is larger than SHUTDOWN_TIMEOUT_MS, then it is refused', () => {
+      expect(problemsOf({ SHUTDOWN_GRACE_MS: '3001', SHUTDOWN_TIMEOUT_MS: '3000' })).toEqual([
+        'SHUTDOWN_GRACE_MS must not be larger than SHUTDOWN_TIMEOUT_MS, of which it is a part',
+      ]);
+      expect(loadConfig({ SHUTDOWN_GRACE_MS: '3000', SHUTDOWN_TIMEOUT_MS: '3000' }).shutdownGraceMs).toBe(
+        3000,
+      );
     });
   });
 

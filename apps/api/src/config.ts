@@ -50,6 +50,8 @@ export const SETTINGS = {
   /** `production` refuses to start without a token; anything else makes one when none is configured. */
   nodeEnv: setting('NODE_ENV', text, 'development'),
   shutdownTimeoutMs: setting('SHUTDOWN_TIMEOUT_MS', wholeNumber(0, 600_000), '10000'),
+  /** After SIGTERM, /readyz answers 503 while the service serves on this long, so that a load balancer's check takes it out first; part of SHUTDOWN_TIMEOUT_MS. */
+  shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', wholeNumber(0, 600_000), '0'),
   /** Node's server timeouts: all headers of a request, the whole request, an idle keep-alive connection. */
   headersTimeoutMs: setting('HEADERS_TIMEOUT_MS', wholeNumber(100, 600_000), '10000'),
   requestTimeoutMs: setting('REQUEST_TIMEOUT_MS', wholeNumber(100, 3_600_000), '30000'),
@@ -179,6 +181,15 @@ const CONFIG = v.pipe(
       'must not be larger than REQUEST_TIMEOUT_MS',
     ),
     ['HEADERS_TIMEOUT_MS'],
+  ),
+  // The grace is part of the stop's one budget: the process still ends within SHUTDOWN_TIMEOUT_MS + 1 s.
+  v.forward(
+    v.partialCheck(
+      [['SHUTDOWN_GRACE_MS'], ['SHUTDOWN_TIMEOUT_MS']],
+      (env) => env.SHUTDOWN_GRACE_MS <= env.SHUTDOWN_TIMEOUT_MS,
+      'must not be larger than SHUTDOWN_TIMEOUT_MS, of which it is a part',
+    ),
+    ['SHUTDOWN_GRACE_MS'],
   ),
   v.transform(toConfig),
 );

@@ -31,6 +31,8 @@ export interface StartOptions {
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
   /** How that storage's events are delivered when WEBHOOK_URLS is set; default: in this process's memory. */
   readonly startWebhooks?: StartWebhooks | undefined;
+  /** How the SHUTDOWN_GRACE_MS is waited; default a timer (tests hold the grace open with their own). */
+  readonly waitGrace?: ((ms: number) => Promise<void>) | undefined;
 }
 
 export interface RunningServer {
@@ -48,6 +50,10 @@ function checkingIntervalOf(config: Config): number {
     25,
     Math.min(5_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
   );
+}
+
+function wait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function urlOf(host: string, port: number): string {
@@ -188,19 +194,31 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   const shutDown = async (): Promise<void> => {
     shuttingDown = true;
-    // One budget for the whole stop: requests first, then webhook attempts with what remains.
+    // One budget for the whole stop: the grace, requests, then webhook attempts with what remains.
     const stopBy = performance.now() + config.shutdownTimeoutMs;
+    if (config.shutdownGraceMs > 0) {
+      // /readyz answers 503 from now on; a load balancer checking it stops sending here while this
+      // instance still serves, so no request it sends meanwhile meets a closed port or connection.
+      logger.info(
+        { graceMs: config.shutdownGraceMs },
+        'stopping: /readyz answers 503, serving on for the grace',
+      );
+      await (options.waitGrace ?? wait)(config.shutdownGraceMs);
+    }
     logger.info('stopping: draining requests in flight');
     // close() refuses new connections and ends idle ones; busy ones end after their answer,
     // which carries `Connection: close` from now on.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const deadline = setTimeout(() => {
-      logger.warn(
-        { timeoutMs: config.shutdownTimeoutMs },
-        'requests still in flight at the deadline: cutting them off',
-      );
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
+    const deadline = setTimeout(
+      () => {
+        logger.warn(
+          { timeoutMs: config.shutdownTimeoutMs },
+          'requests still in flight at the deadline: cutting them off',
+        );
+        server.closeAllConnections();
+      },
+      Math.max(0, stopBy - performance.now()),
+    );
     await closed;
     clearTimeout(deadline);
     stopWatchingSends();

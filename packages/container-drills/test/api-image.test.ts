@@ -138,7 +138,9 @@ describe.skipIf(!ENGINE)('the api image', () => {
     });
     const load = createUnderLoad([api.url], TOKEN, 8, stopped);
     await new Promise((resolve) => setTimeout(resolve, 1500));
+    const stopStarted = performance.now();
     await docker(['stop', '--time', '20', api.name]); // SIGTERM; SIGKILL only after 20 s
+    const stopSeconds = (performance.now() - stopStarted) / 1000;
     stopDone();
     const result = await load;
     expect(await inspect(api.name, '{{.State.ExitCode}}')).toBe('0');
@@ -153,6 +155,7 @@ describe.skipIf(!ENGINE)('the api image', () => {
       'docker stop under load: requests without a 200 (refused after the stop)',
       sum(result.failures),
     );
+    recordFigure('docker stop under load: SIGTERM to exit, drain included (s)', stopSeconds.toFixed(1));
     expect(durable).toBe(result.created.size);
     // Any answer other than 200 must be the server going away, never an error it answered.
     expect(

@@ -157,12 +157,20 @@ describe.skipIf(!ENGINE || !composeHere)(
     });
 
     test('a rolling restart with SIGTERM under load: no request fails, no 200 is lost', async () => {
+      const stopSeconds: string[] = [];
       const result = await underLoad(async () => {
         for (const replica of REPLICAS) {
-          await compose('restart', '--timeout', '15', replica); // SIGTERM: /readyz 503, then drain
+          const started = performance.now();
+          // SIGTERM: /readyz 503 at once, serving on for SHUTDOWN_GRACE_MS (3 s), then the drain.
+          await compose('restart', '--timeout', '15', replica);
+          stopSeconds.push(((performance.now() - started) / 1000).toFixed(1));
           await replicaReady(replica);
         }
       });
+      recordFigure(
+        'replicas, rolling restart under load: each restart, SIGTERM to started again (s)',
+        stopSeconds.join(', '),
+      );
       recordFigure('replicas, rolling restart under load: creates answered 200', result.created.size);
       recordFigure('replicas, rolling restart under load: requests failed', sum(result.failures));
       expect(Object.fromEntries(result.failures)).toEqual({});

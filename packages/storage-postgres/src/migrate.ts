@@ -1,5 +1,5 @@
 import { StorageUnavailableError } from '@plant-store/domain';
-import { type Kysely, sql } from 'kysely';
+import { type DatabaseIntrospector, type Kysely, sql } from 'kysely';
 import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration';
 import * as createPlants from './migrations/0001_create_plants.ts';
 import * as createPlantEvents from './migrations/0002_create_plant_events.ts';
@@ -26,6 +26,38 @@ export async function currentSchema(db: Kysely<PlantDatabase>): Promise<string> 
 }
 
 /**
+ * `db` as the migrator sees it: its introspection reads the catalog of `schema` alone. kysely's own
+ * reads every schema's tables and calls has_schema_privilege() on each by name, so a schema another
+ * process drops meanwhile (the test runs sharing one database do, all the time) failed the migration
+ * with "schema … does not exist". The migrator only asks whether its own tables exist.
+ */
+function introspectingOnly(db: Kysely<PlantDatabase>, schema: string): Kysely<PlantDatabase> {
+  const introspection: DatabaseIntrospector = {
+    getSchemas: async () =>
+      (
+        await sql<{
+          name: string;
+        }>`select nspname as name from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)
+      ).rows,
+    getTables: async () =>
+      (
+        await sql<{ name: string; schema: string; isView: boolean }>`
+          select c.relname as name, n.nspname as schema, c.relkind = 'v' as "isView"
+          from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+          where n.nspname = ${schema} and c.relkind in ('r', 'v', 'p', 'f')`.execute(db)
+      ).rows.map((row) => ({ ...row, isForeign: false, columns: [] })),
+  };
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value = Reflect.get(target, property, target);
+      // Kysely's methods read its private fields: they must run on the instance, not the proxy.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
  * Brings the schema to the latest migration. Safe to run from several processes at once:
  * kysely serialises them with an advisory lock. Throws StorageUnavailableError when the
  * database cannot be reached, and an Error naming the failed migration otherwise.
@@ -36,7 +68,11 @@ export async function migrateToLatest(db: Kysely<PlantDatabase>): Promise<void> 
     // Without an explicit schema, kysely looks for its migration tables in every schema, so a
     // schema of its own beside others that have them (one schema per test run) would never get them.
     const migrationTableSchema = await currentSchema(db);
-    outcome = await new Migrator({ db, provider, migrationTableSchema }).migrateToLatest();
+    outcome = await new Migrator({
+      db: introspectingOnly(db, migrationTableSchema),
+      provider,
+      migrationTableSchema,
+    }).migrateToLatest();
   } catch (error) {
     outcome = { error };
   }

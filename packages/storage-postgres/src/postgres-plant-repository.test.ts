@@ -6,9 +6,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
 import { describePlantRepositoryContract } from '@plant-store/storage-contract';
 import { createTestSchema, freePort, provideTestPostgres, randomPlantId } from '@plant-store/test-support';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from './migrate.ts';
 import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
+import type { PlantDatabase } from './plant-database.ts';
 import { LIST_AFTER, LIST_FIRST } from './plant-statements.ts';
 
 const server = await provideTestPostgres();
@@ -287,6 +290,42 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         });
       } finally {
         await storage.close();
+        await fresh.cleanup();
+      }
+    });
+
+    it("when a schema migrates, then it reads the catalog of its own schema only, so another run's schema dropped meanwhile cannot fail it", async () => {
+      // kysely's introspection called has_schema_privilege() by name on every schema's tables: a
+      // schema dropped between its catalog read and that call failed the migration (twice on 2026-11-26).
+      const fresh = await createTestSchema(connectionString, 'introspection');
+      const statements: string[] = [];
+      const db = new Kysely<PlantDatabase>({
+        dialect: new PostgresDialect({
+          pool: new pg.Pool({ connectionString: fresh.connectionString, max: 2 }),
+        }),
+        log: (event) => void statements.push(event.query.sql),
+      });
+      try {
+        await migrateToLatest(db);
+        const catalogReads = statements.filter((statement) =>
+          /pg_catalog\.pg_(class|namespace)/.test(statement),
+        );
+        expect(catalogReads.length).toBeGreaterThan(0);
+        expect(catalogReads.filter((statement) => !statement.includes('nspname = $1'))).toEqual([]);
+        expect(statements.filter((statement) => statement.includes('has_schema_privilege'))).toEqual([]);
+        // And the migrations ran: the storage opens on it without migrating again.
+        const tables = await withClient(
+          (client) =>
+            client.query<{ table_name: string }>(
+              'select table_name from information_schema.tables where table_schema = current_schema() order by 1',
+            ),
+          fresh.connectionString,
+        );
+        expect(tables.rows.map((row) => row.table_name)).toEqual(
+          expect.arrayContaining(['kysely_migration', 'plant_events', 'plants']),
+        );
+      } finally {
+        await db.destroy();
         await fresh.cleanup();
       }
     });

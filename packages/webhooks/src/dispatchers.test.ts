@@ -3,11 +3,13 @@ import { type PlantStorage, plantCreated } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import {
+  createTestSchema,
   eventually,
   newSecret,
   provideTestPostgres,
   randomPlantId,
   startTestReceiver,
+  type TestPostgres,
   type TestReceiver,
 } from '@plant-store/test-support';
 import { fromPglite, PgBoss } from 'pg-boss';
@@ -333,21 +335,32 @@ afterAll(async () => {
 });
 
 describe.skipIf(!server)(`on a PostgreSQL server (${server?.source ?? 'none'})`, () => {
-  const connectionString = server?.connectionString ?? '';
+  // Each test on a schema of its own, and so a job queue of its own: a job a test leaves behind (an
+  // attempt abandoned at stop, which pg-boss makes again seconds later) must not be fetched by a later
+  // test's dispatcher and sent to that test's closed receiver, where it would fail and go dead there.
+  let testSchema: TestPostgres | undefined;
+  afterEach(async () => {
+    await testSchema?.cleanup();
+    testSchema = undefined;
+  });
+  const connectionString = () => testSchema?.connectionString ?? '';
   describeDispatcher('pg-boss on PostgreSQL', {
     queue: (storage) =>
       new PgBoss({
-        connectionString,
+        connectionString: connectionString(),
         max: 1,
         schema: jobQueueSchema((storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>).schema),
         supervise: false,
         schedule: false,
       }),
-    open: () => openPostgresPlantStorage({ connectionString, events: true }),
+    open: async () => {
+      testSchema = await createTestSchema(server?.connectionString ?? '', "the file's server");
+      return openPostgresPlantStorage({ connectionString: testSchema.connectionString, events: true });
+    },
     start: (storage, config, observer) => {
       const { schema, events } = storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>;
       return startPgBossDispatcher({
-        database: { kind: 'postgres', connectionString },
+        database: { kind: 'postgres', connectionString: connectionString() },
         storeSchema: schema,
         outbox: events,
         config,

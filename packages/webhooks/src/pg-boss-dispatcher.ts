@@ -102,8 +102,12 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
   // A job that stays active longer than an attempt can take was held by a process that died:
   // pg-boss makes it ready again (a retry of its own, apart from our schedule) once it expires.
   const expireInSeconds = Math.ceil(config.timeoutMs / 1000) + 5;
+  // pg-boss looks for expired jobs in a supervise pass only once monitorIntervalSeconds (default 60)
+  // have passed since the last look: the same interval for both, or a dead process's jobs wait a minute.
+  const superviseIntervalSeconds = Math.min(60, Math.max(2, expireInSeconds));
   const boss = bossOn(options.database, options.storeSchema, 4, {
-    superviseIntervalSeconds: Math.min(60, Math.max(2, expireInSeconds)),
+    superviseIntervalSeconds,
+    monitorIntervalSeconds: superviseIntervalSeconds,
   });
   boss.on('error', onError);
   await boss.start();

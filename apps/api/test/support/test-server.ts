@@ -1,7 +1,7 @@
 import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningServer, startServer } from '../../src/server.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../src/server.ts';
 import { captureLogs, type LogCapture } from './log-capture.ts';
 
 export const TOKEN = 'test-token-0123456789';
@@ -22,6 +22,7 @@ export async function startTestServer(
   storage: PlantStorage,
   env: NodeJS.ProcessEnv = {},
   connectionPool?: () => ConnectionPoolStats,
+  options: Pick<StartOptions, 'waitGrace'> = {},
 ): Promise<TestServer> {
   const config = loadConfig({
     PORT: '0',
@@ -31,7 +32,12 @@ export async function startTestServer(
     ...env,
   });
   const logs = captureLogs();
-  const server = await startServer(config, { storage, connectionPool, logDestination: logs.destination });
+  const server = await startServer(config, {
+    storage,
+    connectionPool,
+    logDestination: logs.destination,
+    ...options,
+  });
   return {
     url: server.url,
     port: server.port,
