@@ -2,9 +2,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   INT64_MAX,
   INT64_MIN,
-  type ListPlantsQuery,
   listPlants,
   type NewPlant,
+  type PageSelection,
   type PlantRepository,
 } from '@plant-store/domain';
 import fc from 'fast-check';
@@ -102,9 +102,9 @@ export async function checkPagingUnderChurn(plants: PlantRepository, numRuns: nu
         };
         const walk = async (): Promise<NewPlant[]> => {
           const seen: NewPlant[] = [];
-          let query: ListPlantsQuery | undefined = { limit, after: band.before };
-          for (let pageIndex = 0; query !== undefined; pageIndex += 1) {
-            const page = await listPlants({ plants }, query);
+          let selection: PageSelection | undefined = { limit, after: band.before };
+          for (let pageIndex = 0; selection !== undefined; pageIndex += 1) {
+            const page = await listPlants({ plants }, selection);
             // Pauses between pages let the other tasks change the band in between.
             const pause = pauses[pageIndex % pauses.length] as number;
             for (let turn = 0; turn < pause; turn += 1) await nextTurn();
@@ -112,7 +112,7 @@ export async function checkPagingUnderChurn(plants: PlantRepository, numRuns: nu
             const inBand = page.plants.filter((plant) => band.contains(plant.id));
             seen.push(...inBand);
             if (inBand.length < page.plants.length) break;
-            query = page.next;
+            selection = page.next;
           }
           return seen;
         };

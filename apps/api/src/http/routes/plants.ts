@@ -9,12 +9,12 @@ import {
   NewPlantSchema,
   type PlantPage,
   type PlantRepository,
-  parseListPlantsParameters,
-  parsePlantIdParameter,
 } from '@plant-store/domain';
 import type { Middleware } from 'koa';
 import type { AppState } from '../app-state.ts';
 import { jsonStringBound, stringifyBoundedArray } from '../json/bounded-array.ts';
+import { parseListPlantsParameters } from '../params/list-plants-parameters.ts';
+import { parsePlantIdParameter } from '../params/plant-id-parameter.ts';
 
 /**
  * The members of a NewPlant the domain reads, taken from its schema. The body reader builds these
