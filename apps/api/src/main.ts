@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
 import { startServer } from './server.ts';
-import { StorageRefusedError } from './storage.ts';
+import { StorageRefusedError } from './storage-adapters.ts';
 
 // How long the last log lines may take to leave before the process exits anyway.
 const FINAL_FLUSH_MS = 1_000;

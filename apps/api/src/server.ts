@@ -19,7 +19,7 @@ import {
 import { watchSendDeadline } from './http/connection/send-deadline.ts';
 import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage.ts';
+import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
 import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
 
 export interface StartOptions {
