@@ -6,7 +6,7 @@ import {
   getPlant,
   listPlants,
   type NewPlant,
-  NewPlantSchema,
+  NewPlantObjectSchema,
   type PlantPage,
   type PlantRepository,
 } from '@plant-store/domain';
@@ -21,7 +21,7 @@ import { parsePlantIdParameter } from '../params/plant-id-parameter.ts';
  * alone: the others are ignored (DESIGN.md), and building thousands of them cost far more than
  * the rest of a request.
  */
-export const NEW_PLANT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(NewPlantSchema.pipe[1].entries));
+export const NEW_PLANT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(NewPlantObjectSchema.entries));
 
 /**
  * A JSON answer, its type set as a header: `ctx.body = object` has Koa look the type up in its mime
