@@ -8,6 +8,7 @@ export {
   PlantNotFoundError,
   StorageUnavailableError,
 } from './errors.ts';
+export { stringifyExactJson } from './exact-json.ts';
 export { type GetPlantDeps, getPlant } from './get-plant.ts';
 export { type ListPlantsDeps, listPlants, type PlantPage } from './list-plants.ts';
 export {
@@ -17,7 +18,15 @@ export {
   PlantIdSchema,
   parseNewPlant,
 } from './new-plant.schema.ts';
-export { hasSameContent, INT64_MAX, INT64_MIN, type NewPlant, type Plant, toPlant } from './plant.ts';
+export {
+  hasSameContent,
+  INT64_MAX,
+  INT64_MIN,
+  type NewPlant,
+  newPlant,
+  type Plant,
+  toPlant,
+} from './plant.ts';
 export { type PlantCreated, plantCreated } from './plant-created.ts';
 export type { PlantEventOutbox, RecordedEvent } from './plant-event-outbox.port.ts';
 export {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { InvalidPlantError, type PlantIssue } from './errors.ts';
-import { INT64_MAX, INT64_MIN, type NewPlant } from './plant.ts';
+import { INT64_MAX, INT64_MIN, type NewPlant, newPlant } from './plant.ts';
 
 /** Why an id is refused for its range: the same words wherever an id is read. */
 export const PLANT_ID_RANGE_RULE = `must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
@@ -84,5 +84,5 @@ export function parseNewPlant(input: unknown): NewPlant {
   const result = v.safeParse(NewPlantSchema, input, { abortPipeEarly: true });
   if (!result.success) throw new InvalidPlantError(result.issues.map(toIssue));
   const { id, name, tag } = result.output;
-  return tag === undefined ? { id, name } : { id, name, tag };
+  return newPlant(id, name, tag);
 }

@@ -4,6 +4,7 @@ import {
   INT64_MIN,
   listPlants,
   type NewPlant,
+  newPlant,
   type PageSelection,
   type PlantRepository,
 } from '@plant-store/domain';
@@ -48,8 +49,7 @@ const TAGS = [undefined, '', 'x'] as const;
 
 /** A plant with a name and tag that say which write it came from. */
 function plantOf(id: bigint, name: string, tagChoice: number): NewPlant {
-  const tag = TAGS[tagChoice % TAGS.length];
-  return tag === undefined ? { id, name } : { id, name, tag };
+  return newPlant(id, name, TAGS[tagChoice % TAGS.length]);
 }
 
 const churnStepArbitrary = fc.record({
