@@ -37,12 +37,12 @@ void errorBodyFits;
 void plantFits;
 
 /** What an id is on the wire: one JSON integer, an int64 with its exact bounds (bigints, written exactly). */
-export const PLANT_ID_METADATA = {
+const PLANT_ID_JSON_SCHEMA = {
   type: 'integer',
   format: 'int64',
   minimum: INT64_MIN,
   maximum: INT64_MAX,
-} as const;
+} as unknown as JsonSchema;
 
 // The ids: the domain's value (a union of bigint, from the exact JSON parser, and number, from
 // JavaScript callers) and the routes' text (the {id} and `after` parameters), each checked and made a
@@ -51,10 +51,8 @@ export const PLANT_ID_METADATA = {
 const INT64_PARTS = new Map<unknown, JsonSchema>(
   [PlantIdSchema, PlantIdTextSchema].flatMap((schema) =>
     schema.pipe.flatMap((part) => [
-      [part, PLANT_ID_METADATA as unknown as JsonSchema] as const,
-      ...('options' in part
-        ? part.options.map((option) => [option, PLANT_ID_METADATA as unknown as JsonSchema] as const)
-        : []),
+      [part, PLANT_ID_JSON_SCHEMA] as const,
+      ...('options' in part ? part.options.map((option) => [option, PLANT_ID_JSON_SCHEMA] as const) : []),
     ]),
   ),
 );
