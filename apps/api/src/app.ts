@@ -1,9 +1,10 @@
 import { METHODS } from 'node:http';
 import Router, { type RouterMiddleware } from '@koa/router';
-import type { PlantStorage } from '@plant-store/domain';
+import type { PlantRepository, PlantStorage } from '@plant-store/domain';
 import Koa from 'koa';
 import compose from 'koa-compose';
 import type { Logger } from 'pino';
+import { afterCreate } from './after-create.ts';
 import type { CredentialChecker } from './auth/credentials.ts';
 import type { AppState } from './http/app-state.ts';
 import { bearerAuth } from './http/middleware/bearer-auth.ts';
@@ -20,7 +21,6 @@ import {
   listPlantsHandler,
   NEW_PLANT_MEMBERS,
 } from './http/routes/plants.ts';
-import { countCreatedPlants } from './metrics/counted-plants.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { metricsHandler } from './metrics/metrics-route.ts';
 
@@ -35,8 +35,8 @@ export interface AppDeps {
   readonly isShuttingDown?: () => boolean;
   /** Where request and plant metrics go, served at GET /metrics; absent: a registry of the app's own. */
   readonly metrics?: Metrics;
-  /** Told of each plant stored for the first time, once it is stored: the webhook's relay is woken. */
-  readonly onPlantCreated?: (() => void) | undefined;
+  /** The repository the routes use, when the composition root wraps `storage.plants`; that one when absent. */
+  readonly plants?: PlantRepository | undefined;
 }
 
 /** The Plant Store HTTP app. It does not listen: see startServer. */
@@ -45,7 +45,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const { credentials } = deps;
   const { read, write } = credentials.scopes;
   const metrics = deps.metrics ?? createMetrics();
-  const plants = countCreatedPlants(deps.storage.plants, metrics, deps.onPlantCreated);
+  const plants = afterCreate(deps.plants ?? deps.storage.plants, () => metrics.plantCreated());
   const app = new Koa<AppState>({ proxy: false });
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;

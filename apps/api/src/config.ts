@@ -19,9 +19,9 @@ import {
   webhookUrls,
   wholeNumber,
 } from './config/values.ts';
-import { DEFAULT_DATABASE_URL } from './storage.ts';
+import { DEFAULT_DATABASE_URL } from './storage-adapters.ts';
 
-export type { DatabaseConfig } from './storage.ts';
+export type { DatabaseConfig } from './storage-adapters.ts';
 
 const LOG_LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -34,7 +34,7 @@ export const SETTINGS = {
   port: setting('PORT', wholeNumber(0, 65_535), '3000'),
   // Only this machine by default; a container sets HOST=0.0.0.0 on purpose.
   host: setting('HOST', text, '127.0.0.1'),
-  /** Where plants are kept: an entry of the table in storage.ts. */
+  /** Where plants are kept: an entry of the table in storage-adapters.ts. */
   database: setting('DATABASE_URL', databaseUrl, DEFAULT_DATABASE_URL),
   /** Concurrent creates share one INSERT (on), or each has its own (off). PostgreSQL and PGlite. */
   groupCommit: setting('GROUP_COMMIT', onOff, 'on'),

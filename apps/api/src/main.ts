@@ -1,10 +1,11 @@
 // The service's entry point: `node apps/api/src/main.ts`. Configuration comes from the environment.
 import { randomBytes } from 'node:crypto';
+import { StorageUnavailableError } from '@plant-store/domain';
 import { pino } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
 import { startServer } from './server.ts';
-import { StorageRefusedError } from './storage.ts';
+import { StorageRefusedError } from './storage-adapters.ts';
 
 // How long the last log lines may take to leave before the process exits anyway.
 const FINAL_FLUSH_MS = 1_000;
@@ -73,6 +74,10 @@ process.on('unhandledRejection', (reason) => fatal(reason, 'unhandled promise re
 /** The reason a start failed, in one line, when it is a known one. */
 function startFailure(error: unknown): string | undefined {
   if (error instanceof StorageRefusedError) return error.message;
+  // Its message names the driver's reason (e.g. connect ECONNREFUSED 127.0.0.1:5432), never the URL.
+  if (error instanceof StorageUnavailableError) {
+    return `${error.message}: start the database server, or set DATABASE_URL to one that runs`;
+  }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const where = `${loaded.host}:${loaded.port}`;
   if (code === 'EADDRINUSE') return `${where} is in use by another process: set PORT to a free port`;

@@ -4,7 +4,7 @@
  * does. PostgreSQL: run it any time, from anywhere that reaches the database. Embedded (pglite:):
  * stop the service first, PGlite's folder is for one process at a time (the folder's lock refuses).
  */
-import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './storage.ts';
+import { DEFAULT_DATABASE_URL, parseDatabaseUrl } from './storage-adapters.ts';
 
 async function redeliver(databaseUrl: string): Promise<string> {
   const database = parseDatabaseUrl(databaseUrl);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
+import { afterCreate } from './after-create.ts';
 import { createApp } from './app.ts';
 import { createCredentialChecker } from './auth/credentials.ts';
 import { createKeyStore } from './auth/jwks-keys.ts';
@@ -19,7 +20,7 @@ import {
 import { watchSendDeadline } from './http/connection/send-deadline.ts';
 import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage.ts';
+import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
 import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
 
 export interface StartOptions {
@@ -122,14 +123,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   void jwtKeys?.start();
 
   let shuttingDown = false;
+  // A plant stored for the first time wakes the webhook's relay: its event goes now, not at the next tick.
+  const dispatcher = webhooks?.dispatcher;
+  const plants =
+    dispatcher === undefined ? storage.plants : afterCreate(storage.plants, () => dispatcher.kick());
   const app = createApp({
     storage,
+    plants,
     credentials,
     bodyLimit: config.bodyLimit,
     logger,
     isShuttingDown: () => shuttingDown,
     metrics: createMetrics({ connectionPool, processMetrics: true, jwtKeys, webhooks }),
-    onPlantCreated: webhooks?.dispatcher.kick,
   });
   const handle = inConnectionTurns(app.callback());
   const server = createServer(

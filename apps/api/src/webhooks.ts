@@ -1,7 +1,7 @@
 import type { DeliveryJob, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { StartWebhooks } from './storage.ts';
+import type { StartWebhooks } from './storage-adapters.ts';
 
 /** What /metrics shows of the webhook: counts since start, and the queue as it is now. */
 export interface WebhookFigures {

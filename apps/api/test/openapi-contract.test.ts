@@ -3,11 +3,11 @@
 // fast-check, then validated against the other document's schema with a JSON Schema 2020-12 validator.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { INT64_MAX, INT64_MIN, parseNewPlant } from '@plant-store/domain';
+import { INT64_MAX, INT64_MIN, parseNewPlant, stringifyExactJson } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseJsonWithBigInts, stringifyExactJson } from '../src/http/json/exact-json.ts';
+import { parseJsonWithBigInts } from '../src/http/json/exact-json.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import { componentSchemaValidator } from './support/component-schemas.ts';
 import { arbitraryOf, asParsedJson } from './support/json-schema-arbitrary.ts';

@@ -1,10 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { INT64_MAX, INT64_MIN, InvalidPlantError, parseNewPlant } from '@plant-store/domain';
+import {
+  INT64_MAX,
+  INT64_MIN,
+  InvalidPlantError,
+  parseNewPlant,
+  stringifyExactJson,
+} from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_FILE } from '../scripts/openapi-file.ts';
-import { parseJsonWithBigInts, stringifyExactJson } from '../src/http/json/exact-json.ts';
+import { parseJsonWithBigInts } from '../src/http/json/exact-json.ts';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../src/http/routes/docs.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import { expectErrorResponse } from './support/expect-error.ts';

@@ -1,11 +1,12 @@
-import { INT64_MAX, INT64_MIN, PlantIdSchema, PlantIdTextSchema } from '@plant-store/domain';
+import { INT64_MAX, INT64_MIN, PlantIdSchema } from '@plant-store/domain';
 import { describe, expect, it } from 'vitest';
+import { PlantIdTextSchema } from '../src/http/params/plant-id-parameter.ts';
 import { toComponentSchema } from '../src/openapi/published-schemas.ts';
 
 const INT64 = { type: 'integer', format: 'int64', minimum: INT64_MIN, maximum: INT64_MAX };
 
 describe('the conversion of the domain schemas for the published document', () => {
-  it('when the id schema is converted, then it is one JSON integer with the exact int64 bounds its metadata gives', () => {
+  it('when the id schema is converted, then it is one JSON integer with the exact int64 bounds', () => {
     expect(toComponentSchema(PlantIdSchema)).toStrictEqual(INT64);
   });
 

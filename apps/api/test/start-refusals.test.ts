@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provideTestPostgres } from '@plant-store/test-support';
@@ -100,3 +101,53 @@ describe.skipIf(!server)('a PostgreSQL database that does not store UTF8', () =>
     );
   });
 });
+
+describe.skipIf(!server)('a PostgreSQL database that does not exist', () => {
+  it('when the service is started on it, then it says so in one line, once, without a stack, and exits 1', async () => {
+    const missing = `plant_store_missing_${randomBytes(6).toString('hex')}`;
+    const url = new URL(server?.connectionString ?? '');
+    url.pathname = `/${missing}`;
+    url.searchParams.delete('options');
+    const run = runMain({ API_TOKENS: TOKEN, DATABASE_URL: url.toString(), PORT: '0' });
+    expect(await run.exited).toBe(1);
+    const reason = `database "${missing}" does not exist: create it, or set DATABASE_URL to a database that exists`;
+    expect(run.stderr()).toBe(`plant-store cannot start: ${reason}\n`);
+    expect(fatalLines(run.stdout())).toEqual([{ reason, msg: 'could not start' }]);
+  });
+});
+
+describe('a PostgreSQL server that refuses the connection', () => {
+  it('when the service is started on a port nothing listens on, then it says so in one line, once, without a stack, and exits 1', async () => {
+    const port = await closedPort();
+    const run = runMain({
+      API_TOKENS: TOKEN,
+      DATABASE_URL: `postgres://plants@127.0.0.1:${port}/plants`,
+      PORT: '0',
+    });
+    expect(await run.exited).toBe(1);
+    const reason =
+      `the database is unavailable: connect ECONNREFUSED 127.0.0.1:${port}: ` +
+      'start the database server, or set DATABASE_URL to one that runs';
+    expect(run.stderr()).toBe(`plant-store cannot start: ${reason}\n`);
+    expect(fatalLines(run.stdout())).toEqual([{ reason, msg: 'could not start' }]);
+  });
+});
+
+/** The fatal log lines of a run, without the fields every line has: what the operator reads in the logs. */
+function fatalLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.level === 60)
+    .map(({ level: _level, time: _time, pid: _pid, hostname: _hostname, ...rest }) => rest);
+}
+
+/** A local port that was just free: bound by this process, then closed again. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}

@@ -2,10 +2,9 @@
 // ids go out as bigints written digit for digit, and integers come back as bigints when a number
 // could not hold them.
 //
-// The service has the same writer (apps/api/src/http/json/exact-json.ts). This is the client's own
-// copy on purpose: the client is published and imports nothing of the service, it must refuse a
-// runtime without the two features (below), and it reads differently: an integer a number holds
-// exactly stays a number here, which is what its users expect of a JSON client.
+// A copy of the domain's stringifyExactJson on purpose: the published client imports nothing of the service.
+// It must also refuse a runtime without the two features (below), and it reads differently: an
+// integer a number holds exactly stays a number here, which is what its users expect of a JSON client.
 
 // The third argument of a reviver ("JSON.parse source text access"): the number's own text.
 interface ReviverContext {

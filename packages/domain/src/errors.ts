@@ -28,7 +28,7 @@ export class PlantConflictError extends Error {
   }
 }
 
-/** The input of a query or a removal is invalid: the id, the page limit or its cursor. Nothing was read or changed. */
+/** The input of a read or a removal is invalid: the id, the page limit or its cursor. Nothing was read or changed. */
 export class InvalidParameterError extends Error {
   override readonly name = 'InvalidParameterError';
   /** Each bad parameter, by name (`id`, `limit`, `after`), with what is wrong with it. */

@@ -8,29 +8,35 @@ export {
   PlantNotFoundError,
   StorageUnavailableError,
 } from './errors.ts';
+export { stringifyExactJson } from './exact-json.ts';
 export { type GetPlantDeps, getPlant } from './get-plant.ts';
 export { type ListPlantsDeps, listPlants, type PlantPage } from './list-plants.ts';
 export {
   NewPlantObjectSchema,
   NewPlantSchema,
-  PLANT_ID_METADATA,
+  PLANT_ID_RANGE_RULE,
   PlantIdSchema,
   parseNewPlant,
 } from './new-plant.schema.ts';
-export { hasSameContent, INT64_MAX, INT64_MIN, type NewPlant, type Plant, toPlant } from './plant.ts';
+export {
+  hasSameContent,
+  INT64_MAX,
+  INT64_MIN,
+  type NewPlant,
+  newPlant,
+  type Plant,
+  toPlant,
+} from './plant.ts';
 export { type PlantCreated, plantCreated } from './plant-created.ts';
 export type { PlantEventOutbox, RecordedEvent } from './plant-event-outbox.port.ts';
 export {
   DEFAULT_PAGE_LIMIT,
-  ListPlantsParametersSchema,
-  type ListPlantsQuery,
-  ListPlantsQuerySchema,
+  invalidParameter,
   MAX_PAGE_LIMIT,
+  PAGE_LIMIT_RULE,
   PageLimitSchema,
-  PageLimitTextSchema,
-  PlantIdTextSchema,
-  parseListPlantsParameters,
-  parsePlantIdParameter,
+  type PageSelection,
+  PageSelectionSchema,
 } from './plant-parameters.schema.ts';
 export type { InsertOutcome, PlantRepository, PlantsFound } from './plant-repository.port.ts';
 export type { PlantStorage } from './plant-storage.port.ts';

@@ -1,5 +1,5 @@
 import type { NewPlant } from './plant.ts';
-import { type ListPlantsQuery, parseListPlantsQuery } from './plant-parameters.schema.ts';
+import { type PageSelection, parsePageSelection } from './plant-parameters.schema.ts';
 import type { PlantRepository } from './plant-repository.port.ts';
 
 export interface ListPlantsDeps {
@@ -14,7 +14,7 @@ export interface ListPlantsOptions {
   readonly maxBytes?: number;
 }
 
-/** One page of plants, and the query of the next page when more plants remain after it. */
+/** One page of plants, and which page follows when more plants remain after it. */
 export interface PlantPage {
   /** The plants with their ids, ascending by id. */
   readonly plants: readonly NewPlant[];
@@ -31,10 +31,10 @@ export interface PlantPage {
  */
 export async function listPlants(
   deps: ListPlantsDeps,
-  query: ListPlantsQuery = {},
+  page: PageSelection = {},
   options: ListPlantsOptions = {},
 ): Promise<PlantPage> {
-  const { limit, after } = parseListPlantsQuery(query);
+  const { limit, after } = parsePageSelection(page);
   const { plants, more } = await deps.plants.listAfter(after, limit, options.maxBytes);
   const last = plants.at(-1);
   return more && last !== undefined ? { plants, next: { limit, after: last.id } } : { plants };

@@ -1,15 +1,9 @@
 import * as v from 'valibot';
 import { InvalidPlantError, type PlantIssue } from './errors.ts';
-import { INT64_MAX, INT64_MIN, type NewPlant } from './plant.ts';
+import { INT64_MAX, INT64_MIN, type NewPlant, newPlant } from './plant.ts';
 
-const INT64_RANGE = `between ${INT64_MIN} and ${INT64_MAX}`;
-
-/**
- * What an id is to whoever describes it (an OpenAPI document): an int64 with its exact bounds, as
- * bigints. Read it with valibot's `getMetadata` from `PlantIdSchema` or `PlantIdTextSchema`, rather
- * than from the checks of their pipes, whose order is theirs to change.
- */
-export const PLANT_ID_METADATA = { format: 'int64', minimum: INT64_MIN, maximum: INT64_MAX } as const;
+/** Why an id is refused for its range: the same words wherever an id is read. */
+export const PLANT_ID_RANGE_RULE = `must be an integer between ${INT64_MIN} and ${INT64_MAX}`;
 
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
@@ -40,7 +34,7 @@ export const PlantIdSchema = v.pipe(
   v.union([v.bigint(), v.number()], mustBe('an integer')),
   v.check(
     (n) => (typeof n === 'bigint' ? n >= INT64_MIN && n <= INT64_MAX : n >= -(2 ** 63) && n < 2 ** 63),
-    `must be an integer ${INT64_RANGE}`,
+    PLANT_ID_RANGE_RULE,
   ),
   v.check(
     (n) => typeof n === 'bigint' || Number.isInteger(n),
@@ -51,7 +45,6 @@ export const PlantIdSchema = v.pipe(
     'must be passed as a bigint: a number beyond 2^53 is not exact',
   ),
   v.transform((n) => BigInt(n)),
-  v.metadata(PLANT_ID_METADATA),
 );
 
 // PostgreSQL text holds neither NUL nor lone UTF-16 surrogates; refusing them here gives every
@@ -91,5 +84,5 @@ export function parseNewPlant(input: unknown): NewPlant {
   const result = v.safeParse(NewPlantSchema, input, { abortPipeEarly: true });
   if (!result.success) throw new InvalidPlantError(result.issues.map(toIssue));
   const { id, name, tag } = result.output;
-  return tag === undefined ? { id, name } : { id, name, tag };
+  return newPlant(id, name, tag);
 }

@@ -1,4 +1,4 @@
-import type { NewPlant } from './plant.ts';
+import { type NewPlant, newPlant } from './plant.ts';
 
 /**
  * The event of a plant stored for the first time (never of a retry or a refused create): plain
@@ -11,6 +11,5 @@ export interface PlantCreated {
 
 export function plantCreated(plant: NewPlant): PlantCreated {
   // The plant as a NewPlant and nothing else: an event is serialised as it is, extra keys and all.
-  const { id, name, tag } = plant;
-  return { type: 'plant.created', plant: tag === undefined ? { id, name } : { id, name, tag } };
+  return { type: 'plant.created', plant: newPlant(plant.id, plant.name, plant.tag) };
 }

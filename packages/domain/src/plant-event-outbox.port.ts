@@ -10,16 +10,17 @@ export interface RecordedEvent {
 
 /**
  * The events recorded with the plants (PlantRepository.insertIfAbsent), waiting to be handed on to
- * whatever delivers them. `Tx` is the adapter's transaction, as `forward` may write through it.
+ * whatever delivers them.
  */
-export interface PlantEventOutbox<Tx = unknown> {
+export interface PlantEventOutbox {
   /**
    * Takes up to `limit` of the oldest events and hands them to `forward`, in one transaction where the
-   * adapter has them: they leave the outbox if and only if `forward` resolves, together with what
-   * `forward` wrote through `tx`. Concurrent relays (several processes included) never take one event
-   * twice. Resolves with how many events were handed on.
+   * adapter has them: they leave the outbox if and only if `forward` resolves. Concurrent relays
+   * (several processes included) never take one event twice. Resolves with how many events were
+   * handed on. (An adapter may hand `forward` more, such as its transaction to write in: that is
+   * between it and the deliverer it is composed with.)
    */
-  relay(limit: number, forward: (events: readonly RecordedEvent[], tx: Tx) => Promise<void>): Promise<number>;
+  relay(limit: number, forward: (events: readonly RecordedEvent[]) => Promise<void>): Promise<number>;
   /** When the oldest event still in the outbox was recorded; undefined when it is empty. */
   oldestRecordedAt(): Promise<Date | undefined>;
 }

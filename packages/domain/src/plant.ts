@@ -17,6 +17,15 @@ export interface Plant {
   readonly tag?: string;
 }
 
+/**
+ * A NewPlant of just these fields: an absent tag leaves no `tag` key (not even `tag: undefined`), so
+ * that a plant copies, compares and serialises alike wherever it was built.
+ */
+export function newPlant(id: bigint, name: string, tag?: string): NewPlant {
+  return tag === undefined ? { id, name } : { id, name, tag };
+}
+
+/** A plant as the service answers it: without its id, an absent tag left out. */
 export function toPlant(plant: NewPlant): Plant {
   return plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
 }

@@ -2,6 +2,7 @@ import {
   createPlant,
   getPlant,
   type NewPlant,
+  newPlant,
   PlantConflictError,
   type PlantRepository,
 } from '@plant-store/domain';
@@ -25,10 +26,6 @@ const LEADING_BOM: readonly (readonly [label: string, name: string, tag: string 
   ['before an empty-looking tag', 'Fern', `${BOM} `],
 ];
 
-function plantOf(id: bigint, name: string, tag: string | undefined): NewPlant {
-  return tag === undefined ? { id, name } : { id, name, tag };
-}
-
 /** What createPlant makes of a body: the outcome, or the conflict it throws. */
 async function attempt(plants: PlantRepository, plant: NewPlant): Promise<string> {
   try {
@@ -48,7 +45,7 @@ export function describeByteOrderMarkContract(plants: () => PlantRepository): vo
     'when U+FEFF leads %s, then findById and listAfter give it back exactly',
     async (_, name, tag) => {
       const band = freshIdBand();
-      const plant = plantOf(band.at(1), name, tag);
+      const plant = newPlant(band.at(1), name, tag);
       await expect(plants().insertIfAbsent(plant)).resolves.toStrictEqual({ inserted: true });
       const found = await plants().findById(plant.id);
       expect(found).toStrictEqual(plant);
@@ -70,8 +67,8 @@ export function describeByteOrderMarkContract(plants: () => PlantRepository): vo
   it.each(LEADING_BOM)(
     'when U+FEFF leads %s and the same plant is sent again, then it is a retry; without the U+FEFF, a conflict',
     async (_, name, tag) => {
-      const plant = plantOf(randomPlantId(), name, tag);
-      const stripped = plantOf(plant.id, name.replace(/^\ufeff+/, ''), tag?.replace(/^\ufeff+/, ''));
+      const plant = newPlant(randomPlantId(), name, tag);
+      const stripped = newPlant(plant.id, name.replace(/^\ufeff+/, ''), tag?.replace(/^\ufeff+/, ''));
       expect(await attempt(plants(), plant)).toBe('created');
       expect(await attempt(plants(), { ...plant })).toBe('retry');
       expect(await attempt(plants(), stripped)).toBe('conflict');

@@ -2,9 +2,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   INT64_MAX,
   INT64_MIN,
-  type ListPlantsQuery,
   listPlants,
   type NewPlant,
+  newPlant,
+  type PageSelection,
   type PlantRepository,
 } from '@plant-store/domain';
 import fc from 'fast-check';
@@ -48,8 +49,7 @@ const TAGS = [undefined, '', 'x'] as const;
 
 /** A plant with a name and tag that say which write it came from. */
 function plantOf(id: bigint, name: string, tagChoice: number): NewPlant {
-  const tag = TAGS[tagChoice % TAGS.length];
-  return tag === undefined ? { id, name } : { id, name, tag };
+  return newPlant(id, name, TAGS[tagChoice % TAGS.length]);
 }
 
 const churnStepArbitrary = fc.record({
@@ -102,9 +102,9 @@ export async function checkPagingUnderChurn(plants: PlantRepository, numRuns: nu
         };
         const walk = async (): Promise<NewPlant[]> => {
           const seen: NewPlant[] = [];
-          let query: ListPlantsQuery | undefined = { limit, after: band.before };
-          for (let pageIndex = 0; query !== undefined; pageIndex += 1) {
-            const page = await listPlants({ plants }, query);
+          let selection: PageSelection | undefined = { limit, after: band.before };
+          for (let pageIndex = 0; selection !== undefined; pageIndex += 1) {
+            const page = await listPlants({ plants }, selection);
             // Pauses between pages let the other tasks change the band in between.
             const pause = pauses[pageIndex % pauses.length] as number;
             for (let turn = 0; turn < pause; turn += 1) await nextTurn();
@@ -112,7 +112,7 @@ export async function checkPagingUnderChurn(plants: PlantRepository, numRuns: nu
             const inBand = page.plants.filter((plant) => band.contains(plant.id));
             seen.push(...inBand);
             if (inBand.length < page.plants.length) break;
-            query = page.next;
+            selection = page.next;
           }
           return seen;
         };

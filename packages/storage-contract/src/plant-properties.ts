@@ -5,6 +5,7 @@ import {
   INT64_MAX,
   INT64_MIN,
   type NewPlant,
+  newPlant,
   PlantConflictError,
   PlantNotFoundError,
   type PlantRepository,
@@ -43,7 +44,7 @@ export const newPlantArbitrary: fc.Arbitrary<NewPlant> = fc
     name: plantTextArbitrary,
     tag: fc.option(plantTextArbitrary, { nil: undefined }),
   })
-  .map(({ id, name, tag }) => (tag === undefined ? { id, name } : { id, name, tag }));
+  .map(({ id, name, tag }) => newPlant(id, name, tag));
 
 /**
  * Property: whatever valid NewPlant is inserted, findById gives back exactly what is stored under

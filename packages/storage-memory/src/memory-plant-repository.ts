@@ -1,4 +1,10 @@
-import type { InsertOutcome, NewPlant, PlantCreated, PlantRepository } from '@plant-store/domain';
+import {
+  type InsertOutcome,
+  type NewPlant,
+  newPlant,
+  type PlantCreated,
+  type PlantRepository,
+} from '@plant-store/domain';
 import { createSortedById } from './sorted-by-id.ts';
 
 /** A plant as the store keeps it: with the UTF-8 bytes of its name and tag, counted once, for pages. */
@@ -8,16 +14,12 @@ interface StoredPlant extends NewPlant {
 
 function stored(plant: NewPlant): StoredPlant {
   const bytes = Buffer.byteLength(plant.name) + (plant.tag === undefined ? 0 : Buffer.byteLength(plant.tag));
-  return plant.tag === undefined
-    ? { id: plant.id, name: plant.name, bytes }
-    : { id: plant.id, name: plant.name, tag: plant.tag, bytes };
+  return { ...copyOf(plant), bytes };
 }
 
 // Callers own the objects they pass and get: copying keeps the store immune to their later changes.
 function copyOf(plant: NewPlant): NewPlant {
-  return plant.tag === undefined
-    ? { id: plant.id, name: plant.name }
-    : { id: plant.id, name: plant.name, tag: plant.tag };
+  return newPlant(plant.id, plant.name, plant.tag);
 }
 
 /** The repository's methods as synchronous steps: a step cannot interleave with another. */

@@ -30,7 +30,7 @@ function createMemoryOutbox(
   ensureOpen: () => void,
   capacity: number,
 ): {
-  readonly outbox: PlantEventOutbox<undefined>;
+  readonly outbox: PlantEventOutbox;
   record(event: RecordedEvent['event']): void;
 } {
   // waiting[head] is the oldest: taking from the front moves nothing until the taken part is compacted.
@@ -52,7 +52,7 @@ function createMemoryOutbox(
         if (taken.length === 0) return 0;
         head += taken.length;
         try {
-          await forward(taken, undefined);
+          await forward(taken);
         } catch (error) {
           // Back in front of what is left, whatever other relays took meanwhile.
           waiting = [...taken, ...waiting.slice(head)];

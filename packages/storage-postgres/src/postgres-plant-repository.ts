@@ -158,14 +158,20 @@ function toRecordedEvent(row: {
   };
 }
 
+/** The outbox of a PostgreSQL store: its relay also hands `forward` the transaction, to write in it. */
+export interface PostgresEventOutbox extends PlantEventOutbox {
+  relay(
+    limit: number,
+    forward: (events: readonly RecordedEvent[], trx: Transaction<PlantDatabase>) => Promise<void>,
+  ): Promise<number>;
+}
+
 /**
  * The `plant_events` outbox. A relay locks the oldest rows (SKIP LOCKED: concurrent relays take
  * others), hands them on inside the same transaction, and deletes them there: forwarded and removed
  * together, or neither.
  */
-export function createPostgresEventOutbox(
-  db: Kysely<PlantDatabase>,
-): PlantEventOutbox<Transaction<PlantDatabase>> {
+export function createPostgresEventOutbox(db: Kysely<PlantDatabase>): PostgresEventOutbox {
   return {
     relay: (limit, forward) =>
       mapStorageErrors(() =>

@@ -1,11 +1,12 @@
-import type { PlantEventOutbox, PlantStorage } from '@plant-store/domain';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { PlantStorage } from '@plant-store/domain';
+import { type Kysely, sql } from 'kysely';
 import { checkDatabaseEncoding } from './database-encoding.ts';
 import { currentSchema, migrateToLatest } from './migrate.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import {
   createPostgresEventOutbox,
   createPostgresPlantRepository,
+  type PostgresEventOutbox,
   type PostgresPlantRepositoryOptions,
 } from './postgres-plant-repository.ts';
 import { mapStorageErrors } from './storage-errors.ts';
@@ -13,7 +14,7 @@ import { mapStorageErrors } from './storage-errors.ts';
 /** A PlantStorage in a PostgreSQL database (a server or PGlite): one schema, an outbox written in SQL transactions. */
 export interface SqlPlantStorage extends PlantStorage {
   /** With `events: true`: the outbox; `forward` gets the relay's transaction, to write in it. */
-  readonly events?: PlantEventOutbox<Transaction<PlantDatabase>> | undefined;
+  readonly events?: PostgresEventOutbox | undefined;
   /** The schema the plants live in: whatever else belongs to this store (a job queue) goes there too. */
   readonly schema: string;
 }

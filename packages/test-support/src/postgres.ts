@@ -45,9 +45,13 @@ export async function createTestSchema(connectionString: string, source: string)
     source: `${source} (schema ${schema})`,
     async cleanup() {
       try {
-        await pool.query(`drop schema if exists ${schema} cascade`);
-        // The webhook queue (pg-boss) keeps its tables in a schema beside the store's: see jobQueueSchema.
-        await pool.query(`drop schema if exists ${schema}_pgboss cascade`);
+        // With the schemas named after it: the webhook queue's beside the store's (jobQueueSchema in
+        // packages/webhooks names it), whatever its name, without a copy of that rule here.
+        const { rows } = await pool.query<{ name: string }>(
+          'select nspname as name from pg_namespace where nspname = $1 or starts_with(nspname, $2)',
+          [schema, `${schema}_`],
+        );
+        for (const { name } of rows) await pool.query(`drop schema if exists "${name}" cascade`);
       } finally {
         await pool.end();
       }

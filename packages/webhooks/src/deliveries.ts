@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@plant-store/domain';
+import { type RecordedEvent, stringifyExactJson } from '@plant-store/domain';
 import { type AttemptOutcome, attemptDelivery } from './attempt.ts';
 import { nextRetryDelay } from './schedule.ts';
 
@@ -48,13 +48,9 @@ export type NextStep =
   /** Stopped before the receiver answered: the same attempt is to be made again. */
   | { readonly kind: 'abandoned'; readonly job: DeliveryJob };
 
-// JSON.rawJSON (Node 21+) writes text into JSON.stringify's output as it is; not yet in TypeScript's lib.
-const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
-
 /** The webhook body: the NewPlant JSON with the id as an exact integer. */
 export function webhookBody(recorded: RecordedEvent): string {
-  const { id, name, tag } = recorded.event.plant;
-  return JSON.stringify({ id: rawJSON(id.toString()), name, ...(tag === undefined ? {} : { tag }) });
+  return stringifyExactJson(recorded.event.plant);
 }
 
 /** The first attempt of each event at each URL. */

@@ -94,10 +94,10 @@ export function startMemoryDispatcher(
   };
 
   const relay = startRelayLoop(
-    outbox,
-    async (events) => {
-      for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
-    },
+    (limit) =>
+      outbox.relay(limit, async (events) => {
+        for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
+      }),
     onError,
     undefined,
     () => {

@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import type { PlantEventOutbox } from '@plant-store/domain';
+import type { PlantEventOutbox, RecordedEvent } from '@plant-store/domain';
 import {
   type ConstructorOptions,
   fromKysely,
@@ -42,12 +42,24 @@ export type QueueDatabase =
   /** PGlite has one connection: pg-boss shares the store's instance. */
   | { readonly kind: 'pglite'; readonly pglite: PGlite };
 
+/**
+ * An outbox whose relay hands `forward` its kysely transaction (the PostgreSQL and PGlite stores'):
+ * pg-boss queues the first attempts in it, so an event leaves the outbox exactly when its
+ * deliveries are queued.
+ */
+export interface TransactionalEventOutbox extends PlantEventOutbox {
+  relay(
+    limit: number,
+    forward: (events: readonly RecordedEvent[], tx: KyselyTransactionLike) => Promise<void>,
+  ): Promise<number>;
+}
+
 export interface PgBossDispatcherOptions {
   readonly database: QueueDatabase;
   /** The schema of the store; the queue's is derived from it (jobQueueSchema). */
   readonly storeSchema: string;
-  /** The store's outbox; its relay writes the first attempts in its own transaction. */
-  readonly outbox: PlantEventOutbox<KyselyTransactionLike> | undefined;
+  /** The store's outbox; the first attempts are queued in the transaction its relay hands on. */
+  readonly outbox: TransactionalEventOutbox | undefined;
   readonly config: WebhookConfig;
   readonly observer: WebhookObserver;
   readonly onError: (error: unknown) => void;
@@ -179,11 +191,11 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
   const relay =
     outbox && options.work !== false
       ? startRelayLoop(
-          outbox,
-          async (events, tx) => {
-            const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
-            await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
-          },
+          (limit) =>
+            outbox.relay(limit, async (events, tx) => {
+              const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
+              await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
+            }),
           onError,
           // Committed: the worker fetches them now rather than at its next poll.
           () => {
@@ -192,6 +204,9 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
         )
       : undefined;
 
+  // pg-boss's documented figures do not serve these two (checked against 12.38): getQueue's counts are
+  // a snapshot its monitor refreshes every 60 s, and findJobs goes by a job's creation, not its
+  // event's recordedAt (a retry is a new job), and leaves active ones out. So they read its job table.
   const jobTable = `${quoteIdentifier(schema)}.job`;
   return {
     kick: () => relay?.kick(),

@@ -1,5 +1,3 @@
-import type { PlantEventOutbox, RecordedEvent } from '@plant-store/domain';
-
 export const RELAY_BATCH = 500;
 const RELAY_INTERVAL_MS = 1_000;
 /**
@@ -11,11 +9,11 @@ const KICK_WINDOW_MS = 20;
 /**
  * Hands the outbox on: shortly after a kick, and every second for events that other processes (or
  * an earlier life of this one) recorded. One relay at a time; kicks during one run another after.
- * `room` says how many events `forward` can take now: the rest wait in the outbox.
+ * `relay(limit)` hands on up to `limit` events (an outbox's relay, bound to what forwards them) and
+ * resolves with how many; `room` says how many can be taken now: the rest wait in the outbox.
  */
-export function startRelayLoop<Tx>(
-  outbox: PlantEventOutbox<Tx>,
-  forward: (events: readonly RecordedEvent[], tx: Tx) => Promise<void>,
+export function startRelayLoop(
+  relay: (limit: number) => Promise<number>,
   onError: (error: unknown) => void,
   onRelayed: (count: number) => void = () => {},
   room: () => number = () => RELAY_BATCH,
@@ -32,7 +30,7 @@ export function startRelayLoop<Tx>(
       limit = Math.min(RELAY_BATCH, room());
       if (limit <= 0) return;
       try {
-        moved = await outbox.relay(limit, forward);
+        moved = await relay(limit);
         if (moved > 0) onRelayed(moved);
       } catch (error) {
         // Left in the outbox: the next kick or tick tries again.

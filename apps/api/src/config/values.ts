@@ -2,7 +2,7 @@
 // text it refuses, except where a setting may hold a secret (DATABASE_URL, WEBHOOK_SECRET).
 import { parseRetrySchedule, parseWebhookSecrets } from '@plant-store/webhooks';
 import * as v from 'valibot';
-import { type DatabaseConfig, isDatabaseUrlProblem, parseDatabaseUrl } from '../storage.ts';
+import { type DatabaseConfig, isDatabaseUrlProblem, parseDatabaseUrl } from '../storage-adapters.ts';
 import { reading, type SettingValue } from './setting.ts';
 
 /** Any text: a host name, an environment's name. */
@@ -78,7 +78,7 @@ export function size(max: string): SettingValue<number> {
   );
 }
 
-/** The storage a DATABASE_URL names (see storage.ts). Its problems never echo it: it may hold a password. */
+/** The storage a DATABASE_URL names (see storage-adapters.ts). Its problems never echo it: it may hold a password. */
 export const databaseUrl: SettingValue<DatabaseConfig> = reading((url) => {
   const database = parseDatabaseUrl(url);
   return isDatabaseUrlProblem(database) ? { problems: [database.problem] } : { value: database };

@@ -13,3 +13,6 @@ export class HttpError extends Error {
     this.headers = headers;
   }
 }
+
+/** The header of every 503 the service answers: one pace, so that clients learn one. */
+export const RETRY_LATER: Readonly<Record<string, string>> = { 'Retry-After': '5' };

@@ -1,4 +1,4 @@
-import { stringifyExactJson } from '../http/json/exact-json.ts';
+import { stringifyExactJson } from '@plant-store/domain';
 import {
   BAD_PARAMETER_EXAMPLES,
   BAD_REQUEST_EXAMPLES,

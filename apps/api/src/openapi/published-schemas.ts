@@ -1,7 +1,8 @@
-import { NewPlantObjectSchema, type Plant, PlantIdSchema, PlantIdTextSchema } from '@plant-store/domain';
+import { INT64_MAX, INT64_MIN, NewPlantObjectSchema, type Plant, PlantIdSchema } from '@plant-store/domain';
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import type { ErrorBody } from '../http/middleware/error-responses.ts';
+import { PlantIdTextSchema } from '../http/params/plant-id-parameter.ts';
 
 // The NewPlant published is the domain's object schema: JSON Schema's `type: object` already says
 // what NewPlantSchema's guard against arrays adds to it.
@@ -35,32 +36,25 @@ const plantFits: Fits<Plant, v.InferOutput<typeof PlantResponseSchema>> = true;
 void errorBodyFits;
 void plantFits;
 
-// The domain's int64 ids: a value (a union of bigint, from the exact JSON parser, and number, from
-// JavaScript callers) or text (a URL's), checked and made a bigint. JSON Schema cannot follow such a
-// pipe part by part; on the wire each is one JSON integer, as the schema's metadata says. PlantIdTextSchema
-// is for the {id} and `after` parameters of the routes that read plants.
-const INT64_SCHEMAS = [PlantIdSchema, PlantIdTextSchema] as const;
+/** What an id is on the wire: one JSON integer, an int64 with its exact bounds (bigints, written exactly). */
+const PLANT_ID_JSON_SCHEMA = {
+  type: 'integer',
+  format: 'int64',
+  minimum: INT64_MIN,
+  maximum: INT64_MAX,
+} as unknown as JsonSchema;
 
-/** An int64 schema's metadata as JSON Schema; `minimum` and `maximum` stay exact bigints. */
-function int64JsonSchema(schema: (typeof INT64_SCHEMAS)[number]): JsonSchema {
-  const { format, minimum, maximum } = v.getMetadata(schema);
-  if (format !== 'int64' || typeof minimum !== 'bigint' || typeof maximum !== 'bigint') {
-    throw new Error(
-      'an id schema of the domain no longer says it is an int64: update the OpenAPI conversion',
-    );
-  }
-  return { type: 'integer', format, minimum, maximum } as unknown as JsonSchema;
-}
-
-/** Each part of an int64 schema (its pipe's schemas and their options, and its actions), in any order. */
+// The ids: the domain's value (a union of bigint, from the exact JSON parser, and number, from
+// JavaScript callers) and the routes' text (the {id} and `after` parameters), each checked and made a
+// bigint. JSON Schema cannot follow such a pipe part by part, so every part of it converts to the
+// whole int64, in whatever order the pipe holds them.
 const INT64_PARTS = new Map<unknown, JsonSchema>(
-  INT64_SCHEMAS.flatMap((schema) => {
-    const int64 = int64JsonSchema(schema);
-    return schema.pipe.flatMap((part) => [
-      [part, int64] as const,
-      ...('options' in part ? part.options.map((option) => [option, int64] as const) : []),
-    ]);
-  }),
+  [PlantIdSchema, PlantIdTextSchema].flatMap((schema) =>
+    schema.pipe.flatMap((part) => [
+      [part, PLANT_ID_JSON_SCHEMA] as const,
+      ...('options' in part ? part.options.map((option) => [option, PLANT_ID_JSON_SCHEMA] as const) : []),
+    ]),
+  ),
 );
 
 const conversion: ConversionConfig = {

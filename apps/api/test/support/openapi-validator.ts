@@ -1,4 +1,4 @@
-import { stringifyExactJson } from '../../src/http/json/exact-json.ts';
+import { stringifyExactJson } from '@plant-store/domain';
 import { buildOpenApiDocument } from '../../src/openapi/openapi-document.ts';
 import { componentSchemaValidator } from './component-schemas.ts';
 

@@ -1,4 +1,4 @@
-import { stringifyExactJson } from './exact-json.ts';
+import { stringifyExactJson } from '@plant-store/domain';
 
 /** A JSON array of the first `count` items, in at most the bytes it was allowed (or of one item alone). */
 export interface BoundedArray {

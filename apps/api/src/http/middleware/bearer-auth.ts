@@ -1,11 +1,10 @@
 import type { Middleware } from 'koa';
 import type { CredentialChecker } from '../../auth/credentials.ts';
 import type { AppState } from '../app-state.ts';
-import { HttpError } from '../http-error.ts';
+import { HttpError, RETRY_LATER } from '../http-error.ts';
 import { isRepeated } from '../repeated-header.ts';
 
 const REALM = 'Bearer realm="plant-store"';
-const RETRY_AFTER_SECONDS = '5';
 
 // RFC 6750: `Bearer 1*SP b64token`; the scheme name is case-insensitive.
 const BEARER_CREDENTIAL = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -36,9 +35,11 @@ export function bearerAuth(checker: CredentialChecker, scope: string): Middlewar
     }
     const checked = await checker.check(credential);
     if (checked.outcome === 'unavailable') {
-      throw new HttpError(503, "the identity provider's keys are not available yet, try again later", {
-        'Retry-After': RETRY_AFTER_SECONDS,
-      });
+      throw new HttpError(
+        503,
+        "the identity provider's keys are not available yet, try again later",
+        RETRY_LATER,
+      );
     }
     if (checked.outcome === 'rejected') {
       // A static token is only ever "not valid": the description of a JWT check says nothing of it.

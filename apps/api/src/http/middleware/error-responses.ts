@@ -8,15 +8,13 @@ import {
 } from '@plant-store/domain';
 import type { Context, Middleware } from 'koa';
 import type { AppState } from '../app-state.ts';
-import { HttpError } from '../http-error.ts';
+import { HttpError, RETRY_LATER } from '../http-error.ts';
 
 /** The one body of every failure: `{"error": <HTTP status>, "message": "..."}`. */
 export interface ErrorBody {
   readonly error: number;
   readonly message: string;
 }
-
-const RETRY_AFTER_SECONDS = '5';
 
 interface Failure {
   readonly status: number;
@@ -52,14 +50,14 @@ function toFailure(error: unknown): Failure {
     return {
       status: 503,
       message: 'storage is unavailable, try again later',
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+      headers: RETRY_LATER,
     };
   }
   if (isOutOfDescriptors(error)) {
     return {
       status: 503,
       message: 'the service is unavailable, try again later',
-      headers: { 'Retry-After': RETRY_AFTER_SECONDS },
+      headers: RETRY_LATER,
     };
   }
   return { status: 500, message: 'internal server error' };

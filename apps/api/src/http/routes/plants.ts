@@ -6,22 +6,22 @@ import {
   getPlant,
   listPlants,
   type NewPlant,
-  NewPlantSchema,
+  NewPlantObjectSchema,
   type PlantPage,
   type PlantRepository,
-  parseListPlantsParameters,
-  parsePlantIdParameter,
 } from '@plant-store/domain';
 import type { Middleware } from 'koa';
 import type { AppState } from '../app-state.ts';
 import { jsonStringBound, stringifyBoundedArray } from '../json/bounded-array.ts';
+import { parseListPlantsParameters } from '../params/list-plants-parameters.ts';
+import { parsePlantIdParameter } from '../params/plant-id-parameter.ts';
 
 /**
  * The members of a NewPlant the domain reads, taken from its schema. The body reader builds these
  * alone: the others are ignored (DESIGN.md), and building thousands of them cost far more than
  * the rest of a request.
  */
-export const NEW_PLANT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(NewPlantSchema.pipe[1].entries));
+export const NEW_PLANT_MEMBERS: ReadonlySet<string> = new Set(Object.keys(NewPlantObjectSchema.entries));
 
 /**
  * A JSON answer, its type set as a header: `ctx.body = object` has Koa look the type up in its mime

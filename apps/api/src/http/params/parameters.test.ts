@@ -1,9 +1,16 @@
 import { parse as parseQueryString } from 'node:querystring';
+import {
+  getPlant,
+  INT64_MAX,
+  INT64_MIN,
+  InvalidParameterError,
+  listPlants,
+  MAX_PAGE_LIMIT,
+} from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError } from './errors.ts';
-import { INT64_MAX, INT64_MIN } from './plant.ts';
-import { parseListPlantsParameters, parsePlantIdParameter } from './plant-parameters.schema.ts';
+import { parseListPlantsParameters } from './list-plants-parameters.ts';
+import { parsePlantIdParameter } from './plant-id-parameter.ts';
 
 const PLAIN_DECIMAL =
   'must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)';
@@ -141,5 +148,28 @@ describe('parseListPlantsParameters', () => {
     expect(() => parseListPlantsParameters({ limit: '0', after: 'x' })).toThrow(
       `invalid parameter: limit ${LIMIT}; after ${PLAIN_DECIMAL}`,
     );
+  });
+});
+
+describe('the words of a refusal, whether a parameter comes as text or as a value', () => {
+  async function refusalOf(use: Promise<unknown>): Promise<string[]> {
+    const error = await use.catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InvalidParameterError);
+    return (error as InvalidParameterError).issues.map(({ field, problem }) => `${field}: ${problem}`);
+  }
+  const noPlants = { findById: async () => undefined, listAfter: async () => ({ plants: [], more: false }) };
+
+  it('when an id is out of int64, then its text is refused in the words the domain refuses its value with', async () => {
+    const byValue = await refusalOf(getPlant({ plants: noPlants }, INT64_MAX + 1n));
+    expect(problemsOf(() => parsePlantIdParameter(String(INT64_MAX + 1n)))).toEqual(byValue);
+    expect(problemsOf(() => parsePlantIdParameter('1'.repeat(21)))).toEqual(byValue);
+  });
+
+  it('when a limit is out of 1 to 1000, then its text is refused in the words the domain refuses its value with', async () => {
+    const byValue = await refusalOf(listPlants({ plants: noPlants }, { limit: MAX_PAGE_LIMIT + 1 }));
+    expect(problemsOf(() => parseListPlantsParameters({ limit: String(MAX_PAGE_LIMIT + 1) }))).toEqual(
+      byValue,
+    );
+    expect(problemsOf(() => parseListPlantsParameters({ limit: '0' }))).toEqual(byValue);
   });
 });

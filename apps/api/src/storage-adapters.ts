@@ -32,24 +32,30 @@ export interface OpenedStorage {
 
 /**
  * The storage cannot be used as it is, for a reason its operator must fix (its data folder is held
- * by another process, its database stores another encoding than UTF8): the start ends with this
- * message, in one line.
+ * by another process, its database does not exist, refuses the user or stores another encoding than
+ * UTF8): the start ends with this message, in one line.
  */
 export class StorageRefusedError extends Error {
   override readonly name = 'StorageRefusedError';
 }
 
-/** Rethrows an adapter's refusal of these kinds as a StorageRefusedError, with advice after its message. */
-function refusing(
-  kinds: readonly (abstract new (...args: never[]) => Error)[],
-  advice = '',
-): (error: unknown) => never {
+/**
+ * Rethrows an adapter's refusal as a StorageRefusedError, its message followed by the advice that
+ * `adviceFor` gives; an error it gives no advice for (undefined) passes unchanged.
+ */
+function refusing(adviceFor: (error: unknown) => string | undefined): (error: unknown) => never {
   return (error) => {
-    if (kinds.some((kind) => error instanceof kind)) {
+    const advice = adviceFor(error);
+    if (advice !== undefined) {
       throw new StorageRefusedError(`${(error as Error).message}${advice}`, { cause: error });
     }
     throw error;
   };
+}
+
+function sqlState(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' && code.length === 5 ? code : undefined;
 }
 
 /** Why a DATABASE_URL is refused, worded to follow the variable's name. Never the URL: it may hold a password. */
@@ -140,7 +146,16 @@ const ADAPTERS = {
         ...groupCommitOption(options),
         preparedStatements: options.preparedStatements,
         events: options.events,
-      }).catch(refusing([DatabaseEncodingError]));
+      }).catch(
+        refusing((error) => {
+          if (error instanceof DatabaseEncodingError) return '';
+          // A server that answers but will not serve this URL: only its operator can mend that.
+          const code = sqlState(error);
+          if (code === '3D000') return ': create it, or set DATABASE_URL to a database that exists';
+          if (code?.startsWith('28')) return ": check DATABASE_URL's user and password";
+          return undefined;
+        }),
+      );
       return {
         storage,
         connectionPool: () => storage.connectionPool(),
@@ -160,9 +175,10 @@ const ADAPTERS = {
         ...groupCommitOption(options),
         events: options.events,
       }).catch(
-        refusing(
-          [DataFolderInUseError],
-          ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)',
+        refusing((error) =>
+          error instanceof DataFolderInUseError
+            ? ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)'
+            : undefined,
         ),
       );
       return {

@@ -1,19 +1,11 @@
 import type { PlantRepository } from '@plant-store/domain';
-import type { Metrics } from './metrics.ts';
 
-/** The repository, counting the plants it stores for the first time, and telling `onCreated` of each. */
-export function countCreatedPlants(
-  plants: PlantRepository,
-  metrics: Metrics,
-  onCreated: () => void = () => {},
-): PlantRepository {
+/** The repository, calling `then` after each plant it stores for the first time (never for a retry). */
+export function afterCreate(plants: PlantRepository, then: () => void): PlantRepository {
   return {
     insertIfAbsent: async (plant, created) => {
       const outcome = await plants.insertIfAbsent(plant, created);
-      if (outcome.inserted) {
-        metrics.plantCreated();
-        onCreated();
-      }
+      if (outcome.inserted) then();
       return outcome;
     },
     findById: (id) => plants.findById(id),

@@ -1,0 +1,28 @@
+import { INT64_MAX, INT64_MIN, invalidParameter, PLANT_ID_RANGE_RULE } from '@plant-store/domain';
+import * as v from 'valibot';
+
+const PLAIN_DECIMAL_RULE =
+  'must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)';
+
+// The canonical text of an int64: "0", or digits without a leading zero after an optional "-".
+// "-0" is refused too, so that every id has exactly one text and a cursor cannot alias another.
+const PLAIN_DECIMAL = /^(?:0|-?[1-9][0-9]*)$/;
+// "-9223372036854775808" is the longest int64 text: anything longer is out of range, and never
+// reaches BigInt(), whose cost grows faster than the length of its text.
+const INT64_TEXT_MAX_LENGTH = 20;
+
+/** An int64 id as text, as a URL carries it (`/plants/{id}`, `?after=`): plain decimal only. */
+export const PlantIdTextSchema = v.pipe(
+  v.string((issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be text')),
+  v.regex(PLAIN_DECIMAL, PLAIN_DECIMAL_RULE),
+  v.check((text) => text.length <= INT64_TEXT_MAX_LENGTH, PLANT_ID_RANGE_RULE),
+  v.transform((text) => BigInt(text)),
+  v.check((id) => id >= INT64_MIN && id <= INT64_MAX, PLANT_ID_RANGE_RULE),
+);
+
+/** Reads an id from its text (a path segment); throws the domain's InvalidParameterError naming `field`. */
+export function parsePlantIdParameter(text: unknown, field = 'id'): bigint {
+  const result = v.safeParse(PlantIdTextSchema, text, { abortPipeEarly: true });
+  if (!result.success) throw invalidParameter(result.issues, field);
+  return result.output;
+}
