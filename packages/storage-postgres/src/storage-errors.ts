@@ -28,19 +28,21 @@ const UNAVAILABLE_NETWORK_CODES = new Set([
   'ENFILE',
 ]);
 
-// pg, pg-pool and kysely report lost connections, timeouts and closed pools as plain Errors.
-const UNAVAILABLE_MESSAGES = [
-  'Connection terminated', // also "... unexpectedly" and "... due to connection timeout"
-  'timeout expired',
-  'timeout exceeded when trying to connect',
-  'Query read timeout',
-  'Client has encountered a connection error and is not queryable',
-  'Client was closed and is not queryable',
-  'Cannot use a pool after calling end on the pool',
-  'driver has already been destroyed',
-  'PGlite is closed',
-  'PGlite is closing',
-];
+// Where the driver gives no code, its message is all there is: only these, each with the driver that
+// says it. storage-error-messages.test.ts provokes every one from the driver versions it pins, so an
+// upgrade that rewords one fails a test instead of turning a 503 into a 500.
+export const UNAVAILABLE_MESSAGES = [
+  { driver: 'pg', message: 'Connection terminated' }, // also "... unexpectedly", "... due to connection timeout"
+  { driver: 'pg', message: 'timeout expired' },
+  { driver: 'pg', message: 'Query read timeout' },
+  { driver: 'pg', message: 'Client has encountered a connection error and is not queryable' },
+  { driver: 'pg', message: 'Client was closed and is not queryable' },
+  { driver: 'pg-pool', message: 'timeout exceeded when trying to connect' },
+  { driver: 'pg-pool', message: 'Cannot use a pool after calling end on the pool' },
+  { driver: 'kysely', message: 'driver has already been destroyed' },
+  { driver: '@electric-sql/pglite', message: 'PGlite is closed' },
+  { driver: '@electric-sql/pglite', message: 'PGlite is closing' },
+] as const;
 
 function isUnavailableItself(error: object): boolean {
   const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
@@ -49,7 +51,7 @@ function isUnavailableItself(error: object): boolean {
     if (code.length === 5 && UNAVAILABLE_SQLSTATE_CLASSES.has(code.slice(0, 2))) return true;
   }
   const message = error instanceof Error ? error.message : '';
-  return UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known));
+  return UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known.message));
 }
 
 /**
