@@ -15,8 +15,17 @@
 #      localhost/plant-store-ci/etcd:3.4          Debian's etcd-server, Patroni's consensus store
 #    Where the official images can be pulled, none of this is needed: the Dockerfile and compose
 #    default to them (Patroni and etcd have none: docker/compose.ha.yaml defaults to the stand-ins).
+# 3. The api image, built from docker/Dockerfile on every run (BuildKit's cache makes a rebuild of
+#    unchanged sources a few seconds), on the official Node base when present, else the stand-in:
+#      plant-store-api                     what the compose files' `image:` names (API_IMAGE's default):
+#                                          Debian's docker-compose 1.29 cannot build the Dockerfile
+#                                          (no BuildKit), so `up` must find it
+#      localhost/plant-store-ci/api:drill  the same image under the drills' tag (PLANT_STORE_API_IMAGE):
+#                                          their own build of it is then all cache hits
 #
-# Environment: PLANT_STORE_DOCKERD_LOG (default /var/log/plant-store-dockerd.log).
+# Environment: PLANT_STORE_DOCKERD_LOG (default /var/log/plant-store-dockerd.log); API_IMAGE,
+# PLANT_STORE_API_IMAGE, PLANT_STORE_NODE_IMAGE as the compose files and the drills read them;
+# NODE_EXTRA_CA_CERTS, given to the api build as its `extra_ca` secret (docker/Dockerfile).
 # Prints `export DOCKER=...` hints; exits non-zero with a sentence saying what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -118,6 +127,25 @@ node_image() {
   rm -rf "$context"
 }
 
+api_image() {
+  local compose_tag=${API_IMAGE:-plant-store-api}
+  local drill_tag=${PLANT_STORE_API_IMAGE:-$PREFIX/api:drill}
+  local base=${PLANT_STORE_NODE_IMAGE:-} start secret=()
+  if [ -z "$base" ]; then
+    # As the drills choose (packages/container-drills/src/docker.ts): the official base when present.
+    for base in node:24.21.0-bookworm-slim "$PREFIX/node:24"; do image_present "$base" && break; done
+  fi
+  image_present "$base" || die "no Node 24 base image ($base) to build the api on"
+  if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -f "$NODE_EXTRA_CA_CERTS" ]; then
+    secret=(--secret "id=extra_ca,src=$NODE_EXTRA_CA_CERTS")
+  fi
+  start=$(date +%s)
+  say "building the api image ($compose_tag, $drill_tag) on $base"
+  "$DOCKER_BIN" build --network host --pull=false --progress=plain -q -f docker/Dockerfile \
+    --build-arg "NODE_IMAGE=$base" "${secret[@]}" -t "$compose_tag" -t "$drill_tag" . >/dev/null
+  say "api image built in $(elapsed "$start")"
+}
+
 total=$(date +%s)
 if ! engine_answers; then
   install_packages
@@ -131,5 +159,7 @@ build_standin "$PREFIX/haproxy:2.6" docker/standins/haproxy.Dockerfile docker/st
 build_standin "$PREFIX/pgbouncer:1.18" docker/standins/pgbouncer.Dockerfile docker/standins
 build_standin "$PREFIX/patroni:3.0" docker/standins/patroni.Dockerfile docker/standins
 build_standin "$PREFIX/etcd:3.4" docker/standins/etcd.Dockerfile docker/standins
+api_image
 say "ready in $(elapsed "$total"); images:"
 "$DOCKER_BIN" image ls --format '  {{.Repository}}:{{.Tag}}  {{.Size}}' "$PREFIX/*"
+"$DOCKER_BIN" image ls --format '  {{.Repository}}:{{.Tag}}  {{.Size}}' "${API_IMAGE:-plant-store-api}"

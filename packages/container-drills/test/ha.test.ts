@@ -1,11 +1,14 @@
 // docker/compose.ha.yaml: PostgreSQL 15 under Patroni (synchronous_mode) with etcd, HAProxy to the
 // leader, two api replicas. The leader killed under create load runs everywhere (CI included); the
-// other drills run on demand: PLANT_STORE_HA_DRILLS=all pnpm test:containers.
+// other drills run on demand: PLANT_STORE_HA_DRILLS=all pnpm test:containers, and the bench row
+// against a single PostgreSQL container alone with PLANT_STORE_HA_DRILLS=bench.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort, newSecret, startTestReceiver, warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { API_IMAGE, buildApiImage, docker, REPO_ROOT, uniqueName } from '../src/docker.ts';
+import { API_IMAGE, buildApiImage, docker, imagePresent, REPO_ROOT, uniqueName } from '../src/docker.ts';
 import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
 import { countDurable, createUnderLoad, type LoadOptions, type LoadResult } from '../src/load.ts';
@@ -14,6 +17,8 @@ const COMPOSE = '/usr/bin/docker-compose';
 const TOKEN = 'drill-ha-token-0123456789';
 const NODES = ['pg1', 'pg2', 'pg3'] as const;
 const ON_DEMAND = process.env.PLANT_STORE_HA_DRILLS === 'all';
+/** The bench row (the cluster against a single PostgreSQL container): with `all`, or alone with `bench`. */
+const BENCH = ON_DEMAND || process.env.PLANT_STORE_HA_DRILLS === 'bench';
 
 warnIfNoEngine('The PostgreSQL HA drills');
 const composeHere = existsSync(COMPOSE);
@@ -22,9 +27,9 @@ if (ENGINE && !composeHere) {
 }
 if (ENGINE && composeHere && !ON_DEMAND) {
   warnDidNotRun(
-    'The on-demand PostgreSQL HA drills (switchover, partition, webhook, whole-cluster restart)',
+    'The on-demand PostgreSQL HA drills (switchover, partition, webhook, whole-cluster restart, the bench row against a single PostgreSQL)',
     'they run only on demand',
-    'PLANT_STORE_HA_DRILLS=all pnpm test:containers',
+    'PLANT_STORE_HA_DRILLS=all pnpm test:containers (the bench row alone: PLANT_STORE_HA_DRILLS=bench)',
   );
 }
 
@@ -38,6 +43,20 @@ interface Member {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+async function firstPresent(...images: string[]): Promise<string> {
+  for (const image of images) if (await imagePresent(image)) return image;
+  throw new Error(
+    `none of ${images.join(', ')} is present, and none is pulled here: run \`pnpm docker:prepare\``,
+  );
+}
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** What a load around a disturbance saw: the counts, and when writes stopped and came back. */
@@ -483,5 +502,124 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
       );
       expect(durable).toBe(created.size);
     });
+  });
+
+  describe.skipIf(!BENCH)('the bench row (PLANT_STORE_HA_DRILLS=bench or all)', () => {
+    test('creates/s at c16 and c64: the synchronous cluster against a single PostgreSQL container, same run, interleaved', async () => {
+      // The single PostgreSQL: docker/compose.replicas.yaml with two of its api replicas, so that
+      // both sides have the same front (HAProxy, two api replicas of the same image) and differ
+      // only in the database behind it: one PostgreSQL 15 container, or the Patroni cluster
+      // (three nodes, a synchronous standby, etcd, and HAProxy on the way to the leader).
+      const single = `${project}-single`;
+      const secrets = mkdtempSync(join(tmpdir(), 'plant-store-ha-bench-'));
+      writeFileSync(join(secrets, 'api_tokens'), `${TOKEN}\n`, { mode: 0o644 });
+      const singleEnv: NodeJS.ProcessEnv = {
+        POSTGRES_IMAGE: await firstPresent('localhost/plant-store-ci/postgres:15', 'postgres:17-alpine'),
+        HAPROXY_IMAGE: await firstPresent('haproxy:2.6', 'localhost/plant-store-ci/haproxy:2.6'),
+        API_IMAGE,
+        API_PORT: String(await freePort()),
+        API_TOKENS_SECRET: join(secrets, 'api_tokens'),
+      };
+      const singleUrl = `http://127.0.0.1:${singleEnv.API_PORT}`;
+      const singleCompose = (...args: string[]) =>
+        new Promise<string>((resolve, reject) => {
+          execFile(
+            COMPOSE,
+            ['--project-name', single, '--file', 'docker/compose.replicas.yaml', ...args],
+            { cwd: REPO_ROOT, env: { ...process.env, ...singleEnv } },
+            (error, stdout, stderr) =>
+              error
+                ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
+                : resolve(stdout.trim()),
+          );
+        });
+      let noAnswer = 0;
+      /** Creates answered 200 a second, `workers` concurrent creators for 10 s; every answer a 200. */
+      async function rate(target: string, workers: number): Promise<number> {
+        let done!: () => void;
+        const stop = new Promise<void>((resolve) => {
+          done = resolve;
+        });
+        const load = createUnderLoad([target], TOKEN, workers, stop);
+        await sleep(10_000);
+        done();
+        const result = await load;
+        // A request with no answer at all is counted, not failed on (as in the cost of synchronous commit).
+        const { 'network error': unanswered = 0, ...others } = Object.fromEntries(result.failures);
+        expect(others).toEqual({});
+        expect(result.created.size).toBeGreaterThan(0);
+        noAnswer += unanswered;
+        return result.created.size / 10;
+      }
+      try {
+        await singleCompose('up', '--detach', '--no-build', '--scale', 'api3=0');
+        await healthyCluster();
+        const started = performance.now();
+        while (
+          (await fetch(`${singleUrl}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          )) !== 200
+        ) {
+          if (performance.now() - started > 180_000)
+            throw new Error(`${singleUrl}/readyz never answered 200`);
+          await sleep(250);
+        }
+        const sides = { cluster: url, single: singleUrl };
+        // Warm both (connections, JIT) before anything counts.
+        for (const target of Object.values(sides)) await rate(target, 16);
+        recordFigure(
+          'ha, bench row: load average (1, 5, 15 min) before',
+          loadavg()
+            .map((l) => l.toFixed(2))
+            .join(', '),
+        );
+        const rates: Record<string, number[]> = {};
+        // Interleaved: three rounds, each side first in turn, so that a change in the shared
+        // machine's load falls on both sides.
+        for (let round = 0; round < 3; round += 1) {
+          for (const workers of [16, 64]) {
+            const order =
+              (round + workers) % 2 === 0
+                ? (['cluster', 'single'] as const)
+                : (['single', 'cluster'] as const);
+            for (const side of order) {
+              const key = `${side} c${workers}`;
+              rates[key] = [...(rates[key] ?? []), await rate(sides[side], workers)];
+            }
+          }
+        }
+        recordFigure(
+          'ha, bench row: load average (1, 5, 15 min) after',
+          loadavg()
+            .map((l) => l.toFixed(2))
+            .join(', '),
+        );
+        for (const workers of [16, 64]) {
+          const cluster = rates[`cluster c${workers}`] ?? [];
+          const alone = rates[`single c${workers}`] ?? [];
+          recordFigure(
+            `ha, bench row: creates/s c${workers}, synchronous cluster`,
+            cluster.map((v) => v.toFixed(0)).join(', '),
+          );
+          recordFigure(
+            `ha, bench row: creates/s c${workers}, single PostgreSQL`,
+            alone.map((v) => v.toFixed(0)).join(', '),
+          );
+          // The target (issue 22): the cluster at c16 >= 0.5x the single container. Recorded, not
+          // asserted: a throughput on a shared machine is a measurement, not a test verdict.
+          recordFigure(
+            `ha, bench row: c${workers} cluster / single (medians)`,
+            (median(cluster) / median(alone)).toFixed(2),
+          );
+        }
+        recordFigure('ha, bench row: requests without an answer, all rounds', noAnswer);
+        // The cluster is still healthy after the load: a leader and a synchronous standby.
+        await healthyCluster();
+      } finally {
+        await singleCompose('down', '--volumes', '--remove-orphans', '--timeout', '10').catch(() => {});
+        rmSync(secrets, { recursive: true, force: true });
+      }
+    }, 600_000);
   });
 });
