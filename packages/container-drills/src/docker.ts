@@ -174,3 +174,29 @@ export async function removeAll(
   if (containers.length > 0) await docker(['rm', '--force', '--volumes', ...containers]).catch(() => {});
   if (volumes.length > 0) await docker(['volume', 'rm', '--force', ...volumes]).catch(() => {});
 }
+
+/** Debian's docker-compose 1.29, which the compose drills run (its `up` builds nothing: docker:prepare does). */
+export const COMPOSE = '/usr/bin/docker-compose';
+
+/**
+ * docker-compose on one project and file; `env` is read at each call, as a drill sets ports and
+ * secrets once its project is named. Resolves with stdout, rejects with stderr.
+ */
+export function composeCommand(
+  project: string,
+  file: string,
+  env: () => NodeJS.ProcessEnv,
+): (...args: string[]) => Promise<string> {
+  return (...args) =>
+    new Promise((resolve, reject) => {
+      execFile(
+        COMPOSE,
+        ['--project-name', project, '--file', file, ...args],
+        { cwd: REPO_ROOT, env: { ...process.env, ...env() } },
+        (error, stdout, stderr) =>
+          error
+            ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
+            : resolve(stdout.trim()),
+      );
+    });
+}

@@ -1,6 +1,5 @@
 // docker/compose.yaml brought up with Debian's docker-compose 1.29: PostgreSQL healthy before the api,
 // migrations at start, a create through the published port, and the plant kept across down and up.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,16 +8,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   API_IMAGE,
   buildApiImage,
+  COMPOSE,
+  composeCommand,
   docker,
   imagePresent,
-  REPO_ROOT,
   uniqueName,
   waitHealthy,
 } from '../src/docker.ts';
 import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
 import { createPlant } from '../src/load.ts';
 
-const COMPOSE = '/usr/bin/docker-compose';
 const TOKEN = 'drill-compose-token-0123456789';
 const OFFICIAL_POSTGRES = 'postgres:17-alpine';
 const STANDIN_POSTGRES = 'localhost/plant-store-ci/postgres:15';
@@ -34,19 +33,7 @@ describe.skipIf(!ENGINE || !composeHere)('docker/compose.yaml with docker-compos
   const secrets = mkdtempSync(join(tmpdir(), 'plant-store-compose-'));
   let env: NodeJS.ProcessEnv = {};
 
-  async function compose(...args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      execFile(
-        COMPOSE,
-        ['--project-name', project, '--file', 'docker/compose.yaml', ...args],
-        { cwd: REPO_ROOT, env: { ...process.env, ...env } },
-        (error, stdout, stderr) =>
-          error
-            ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
-            : resolve(stdout.trim()),
-      );
-    });
-  }
+  const compose = composeCommand(project, 'docker/compose.yaml', () => env);
 
   beforeAll(async () => {
     await buildApiImage();

@@ -2,18 +2,24 @@
 // leader, two api replicas. The leader killed under create load runs everywhere (CI included); the
 // other drills run on demand: PLANT_STORE_HA_DRILLS=all pnpm test:containers, and the bench row
 // against a single PostgreSQL container alone with PLANT_STORE_HA_DRILLS=bench.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, newSecret, startTestReceiver, warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { API_IMAGE, buildApiImage, docker, imagePresent, REPO_ROOT, uniqueName } from '../src/docker.ts';
+import {
+  API_IMAGE,
+  buildApiImage,
+  COMPOSE,
+  composeCommand,
+  docker,
+  imagePresent,
+  uniqueName,
+} from '../src/docker.ts';
 import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
 import { countDurable, createUnderLoad, type LoadOptions, type LoadResult } from '../src/load.ts';
 
-const COMPOSE = '/usr/bin/docker-compose';
 const TOKEN = 'drill-ha-token-0123456789';
 const NODES = ['pg1', 'pg2', 'pg3'] as const;
 const ON_DEMAND = process.env.PLANT_STORE_HA_DRILLS === 'all';
@@ -43,6 +49,31 @@ interface Member {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Creates answered 200 a second, `workers` concurrent creators for 10 s: a throughput, not a failover,
+ * so every answer must be a 200. A request with no answer at all is counted (one was seen at c64, no
+ * status to judge), not failed on.
+ */
+async function throughput(
+  target: string,
+  workers: number,
+  countUnanswered: (n: number) => void,
+): Promise<number> {
+  let done!: () => void;
+  const stop = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const load = createUnderLoad([target], TOKEN, workers, stop);
+  await sleep(10_000);
+  done();
+  const result = await load;
+  const { 'network error': unanswered = 0, ...others } = Object.fromEntries(result.failures);
+  expect(others).toEqual({});
+  expect(result.created.size).toBeGreaterThan(0);
+  countUnanswered(unanswered);
+  return result.created.size / 10;
+}
 const median = (values: readonly number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -77,19 +108,7 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
   let env: NodeJS.ProcessEnv = {};
   let url = '';
 
-  function compose(...args: string[]): Promise<string> {
-    return new Promise((resolve, reject) => {
-      execFile(
-        COMPOSE,
-        ['--project-name', project, '--file', 'docker/compose.ha.yaml', ...args],
-        { cwd: REPO_ROOT, env: { ...process.env, ...env } },
-        (error, stdout, stderr) =>
-          error
-            ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
-            : resolve(stdout.trim()),
-      );
-    });
-  }
+  const compose = composeCommand(project, 'docker/compose.ha.yaml', () => env);
 
   const container = (node: string) => compose('ps', '--quiet', node);
 
@@ -441,23 +460,10 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
           await sleep(250);
         }
       }
-      async function rate(workers: number): Promise<number> {
-        let done!: () => void;
-        const stop = new Promise<void>((resolve) => {
-          done = resolve;
+      const rate = (workers: number) =>
+        throughput(url, workers, (unanswered) => {
+          noAnswer += unanswered;
         });
-        const load = createUnderLoad([url], TOKEN, workers, stop);
-        await sleep(10_000);
-        done();
-        const result = await load;
-        // A throughput, not a failover: every answer a 200. A request with no answer at all is
-        // counted, not failed on: one was seen at c64 (no status to judge).
-        const { 'network error': unanswered = 0, ...others } = Object.fromEntries(result.failures);
-        expect(others).toEqual({});
-        expect(result.created.size).toBeGreaterThan(0);
-        noAnswer += unanswered;
-        return result.created.size / 10;
-      }
       let noAnswer = 0;
       // Interleaved, twice each, so that a change in the shared machine's load falls on both sides.
       const rates: Record<string, number[]> = {};
@@ -521,36 +527,12 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
         API_TOKENS_SECRET: join(secrets, 'api_tokens'),
       };
       const singleUrl = `http://127.0.0.1:${singleEnv.API_PORT}`;
-      const singleCompose = (...args: string[]) =>
-        new Promise<string>((resolve, reject) => {
-          execFile(
-            COMPOSE,
-            ['--project-name', single, '--file', 'docker/compose.replicas.yaml', ...args],
-            { cwd: REPO_ROOT, env: { ...process.env, ...singleEnv } },
-            (error, stdout, stderr) =>
-              error
-                ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
-                : resolve(stdout.trim()),
-          );
-        });
+      const singleCompose = composeCommand(single, 'docker/compose.replicas.yaml', () => singleEnv);
       let noAnswer = 0;
-      /** Creates answered 200 a second, `workers` concurrent creators for 10 s; every answer a 200. */
-      async function rate(target: string, workers: number): Promise<number> {
-        let done!: () => void;
-        const stop = new Promise<void>((resolve) => {
-          done = resolve;
+      const rate = (target: string, workers: number) =>
+        throughput(target, workers, (unanswered) => {
+          noAnswer += unanswered;
         });
-        const load = createUnderLoad([target], TOKEN, workers, stop);
-        await sleep(10_000);
-        done();
-        const result = await load;
-        // A request with no answer at all is counted, not failed on (as in the cost of synchronous commit).
-        const { 'network error': unanswered = 0, ...others } = Object.fromEntries(result.failures);
-        expect(others).toEqual({});
-        expect(result.created.size).toBeGreaterThan(0);
-        noAnswer += unanswered;
-        return result.created.size / 10;
-      }
       try {
         await singleCompose('up', '--detach', '--no-build', '--scale', 'api3=0');
         await healthyCluster();

@@ -1,6 +1,5 @@
 // docker/compose.replicas.yaml: three api replicas on one PostgreSQL behind HAProxy, drilled with counts:
 // racing creates of one id over the replicas, a replica killed under load, a rolling restart under load.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   API_IMAGE,
   buildApiImage,
+  COMPOSE,
+  composeCommand,
   docker,
   imagePresent,
-  REPO_ROOT,
   uniqueName,
   waitHealthy,
 } from '../src/docker.ts';
@@ -19,7 +19,6 @@ import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
 import { countDurable, createUnderLoad, type LoadResult, sum } from '../src/load.ts';
 
-const COMPOSE = '/usr/bin/docker-compose';
 const TOKEN = 'drill-replicas-token-0123456789';
 const REPLICAS = ['api1', 'api2', 'api3'] as const;
 
@@ -44,19 +43,7 @@ describe.skipIf(!ENGINE || !composeHere)(
     let env: NodeJS.ProcessEnv = {};
     let url = '';
 
-    function compose(...args: string[]): Promise<string> {
-      return new Promise((resolve, reject) => {
-        execFile(
-          COMPOSE,
-          ['--project-name', project, '--file', 'docker/compose.replicas.yaml', ...args],
-          { cwd: REPO_ROOT, env: { ...process.env, ...env } },
-          (error, stdout, stderr) =>
-            error
-              ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
-              : resolve(stdout.trim()),
-        );
-      });
-    }
+    const compose = composeCommand(project, 'docker/compose.replicas.yaml', () => env);
 
     /** Waits until HAProxy sends a request to `replica`: it is back in the rotation. */
     async function inRotation(replica: string): Promise<void> {
