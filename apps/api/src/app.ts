@@ -1,6 +1,6 @@
 import { METHODS } from 'node:http';
 import Router, { type RouterMiddleware } from '@koa/router';
-import type { PlantRepository, PlantStorage } from '@plant-store/domain';
+import type { PlantStorage } from '@plant-store/domain';
 import Koa from 'koa';
 import compose from 'koa-compose';
 import type { Logger } from 'pino';
@@ -35,8 +35,8 @@ export interface AppDeps {
   readonly isShuttingDown?: () => boolean;
   /** Where request and plant metrics go, served at GET /metrics; absent: a registry of the app's own. */
   readonly metrics?: Metrics;
-  /** The repository the routes use, when the composition root wraps `storage.plants`; that one when absent. */
-  readonly plants?: PlantRepository | undefined;
+  /** Called after each plant stored for the first time, beside the metrics' count (the webhook's relay). */
+  readonly onPlantCreated?: (() => void) | undefined;
 }
 
 /** The Plant Store HTTP app. It does not listen: see startServer. */
@@ -45,7 +45,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const { credentials } = deps;
   const { read, write } = credentials.scopes;
   const metrics = deps.metrics ?? createMetrics();
-  const plants = afterCreate(deps.plants ?? deps.storage.plants, () => metrics.plantCreated());
+  const { onPlantCreated } = deps;
+  const plants = afterCreate(deps.storage.plants, () => {
+    metrics.plantCreated();
+    onPlantCreated?.();
+  });
   const app = new Koa<AppState>({ proxy: false });
   // Koa reports errors that reach it on stderr; error-responses.ts lets none through.
   app.silent = true;

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
-import { afterCreate } from './after-create.ts';
 import { createApp } from './app.ts';
 import { createCredentialChecker } from './auth/credentials.ts';
 import { createKeyStore } from './auth/jwks-keys.ts';
@@ -51,10 +51,6 @@ function checkingIntervalOf(config: Config): number {
     25,
     Math.min(5_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
   );
-}
-
-function wait(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function urlOf(host: string, port: number): string {
@@ -125,11 +121,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let shuttingDown = false;
   // A plant stored for the first time wakes the webhook's relay: its event goes now, not at the next tick.
   const dispatcher = webhooks?.dispatcher;
-  const plants =
-    dispatcher === undefined ? storage.plants : afterCreate(storage.plants, () => dispatcher.kick());
   const app = createApp({
     storage,
-    plants,
+    onPlantCreated: dispatcher && (() => dispatcher.kick()),
     credentials,
     bodyLimit: config.bodyLimit,
     logger,
@@ -208,7 +202,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         { graceMs: config.shutdownGraceMs },
         'stopping: /readyz answers 503, serving on for the grace',
       );
-      await (options.waitGrace ?? wait)(config.shutdownGraceMs);
+      await (options.waitGrace ?? sleep)(config.shutdownGraceMs);
     }
     logger.info('stopping: draining requests in flight');
     // close() refuses new connections and ends idle ones; busy ones end after their answer,
