@@ -53,11 +53,6 @@ function refusing(adviceFor: (error: unknown) => string | undefined): (error: un
   };
 }
 
-function sqlState(error: unknown): string | undefined {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-  return typeof code === 'string' && code.length === 5 ? code : undefined;
-}
-
 /** Why a DATABASE_URL is refused, worded to follow the variable's name. Never the URL: it may hold a password. */
 export interface DatabaseUrlProblem {
   readonly problem: string;
@@ -138,7 +133,7 @@ const ADAPTERS = {
       return URL.canParse(url) ? { connectionString: url } : { problem: 'is not a valid postgres:// URL' };
     },
     async open({ connectionString }, options) {
-      const { DatabaseEncodingError, openPostgresPlantStorage } = await import(
+      const { connectionRefusal, DatabaseEncodingError, openPostgresPlantStorage } = await import(
         '@plant-store/storage-postgres'
       );
       const storage = await openPostgresPlantStorage({
@@ -149,10 +144,10 @@ const ADAPTERS = {
       }).catch(
         refusing((error) => {
           if (error instanceof DatabaseEncodingError) return '';
-          // A server that answers but will not serve this URL: only its operator can mend that.
-          const code = sqlState(error);
-          if (code === '3D000') return ': create it, or set DATABASE_URL to a database that exists';
-          if (code?.startsWith('28')) return ": check DATABASE_URL's user and password";
+          const refusal = connectionRefusal(error);
+          if (refusal === 'no such database')
+            return ': create it, or set DATABASE_URL to a database that exists';
+          if (refusal === 'credentials refused') return ": check DATABASE_URL's user and password";
           return undefined;
         }),
       );

@@ -15,3 +15,4 @@ export {
 export type { PlantDatabase } from './plant-database.ts';
 export { createPostgresPlantRepository } from './postgres-plant-repository.ts';
 export type { SqlPlantStorage } from './sql-plant-storage.ts';
+export { connectionRefusal } from './storage-errors.ts';

@@ -75,6 +75,17 @@ function isUnavailableWithin(error: unknown, depth: number): boolean {
   return 'cause' in error && isUnavailableWithin(error.cause, depth + 1);
 }
 
+/**
+ * Why a server that answers refuses this connection for good, which only its operator can mend:
+ * the database does not exist (3D000), or the user or password is refused (class 28).
+ */
+export function connectionRefusal(error: unknown): 'no such database' | 'credentials refused' | undefined {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  if (code === '3D000') return 'no such database';
+  if (typeof code === 'string' && code.length === 5 && code.startsWith('28')) return 'credentials refused';
+  return undefined;
+}
+
 /** Outages become the domain's StorageUnavailableError, with the driver's error as `cause`; anything else passes unchanged. */
 export function toStorageError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError || !isUnavailableError(error)) return error;
