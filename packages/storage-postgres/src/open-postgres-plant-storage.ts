@@ -75,6 +75,9 @@ export async function openPostgresPlantStorage(
     max,
     connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5_000,
     statement_timeout: statementTimeout,
+    // The server's statement_timeout answers first; this catches a server that went silent (a dead
+    // network drops no packets back), which statement_timeout cannot.
+    query_timeout: options.readTimeoutMillis ?? statementTimeout + 5_000,
     keepAlive: true,
     types: int8AsBigInt,
   });
@@ -86,9 +89,6 @@ export async function openPostgresPlantStorage(
   const dialect = new PooledPostgresDialect({
     pool,
     ...(options.preparedStatements === false ? {} : { statementNames: PLANT_STATEMENT_NAMES }),
-    // The server's statement_timeout answers first; this catches a server that went silent
-    // (a dead network drops no packets back), which statement_timeout cannot.
-    readTimeoutMs: options.readTimeoutMillis ?? statementTimeout + 5_000,
   });
   const storage = await openSqlPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
     groupCommit: options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },

@@ -2,15 +2,8 @@ import {
   AbortedTransactionError,
   type CompiledQuery,
   type DatabaseConnection,
-  type DatabaseIntrospector,
-  type Dialect,
-  type DialectAdapter,
   type Driver,
-  type Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type QueryCompiler,
+  PostgresDialect,
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
@@ -21,57 +14,36 @@ export interface PooledPostgresDialectOptions {
   readonly pool: pg.Pool;
   /** Texts sent as named (prepared) statements, by the name each is prepared under. */
   readonly statementNames?: ReadonlyMap<string, string>;
-  /** A statement unanswered this long fails, its connection closed. Default 15000. */
-  readonly readTimeoutMs?: number;
 }
 
 /**
- * Kysely on a pg pool, as kysely's PostgresDialect, with three more things it does for the storage:
+ * Kysely on a pg pool, as kysely's PostgresDialect, with two more things it does for the storage:
  *
  * - The texts of `statementNames` are sent as named statements: the server parses and plans each
  *   once per connection, not on every call.
  * - A connection whose statement failed because the database was lost or too slow (a terminated
- *   backend, a reset socket, a read timeout) is released as broken, so pg-pool closes it instead of
- *   handing it out again: pg-pool learns that the socket is gone only when the close is processed,
+ *   backend, a reset socket, pg's `query_timeout`) is released as broken, so pg-pool closes it instead
+ *   of handing it out again: pg-pool learns that the socket is gone only when the close is processed,
  *   and in between the next operation could get that dead connection and fail too, a second 503 for
  *   one outage. Discarding one after a statement timeout (still usable) costs a reconnect; keeping
  *   one after a read timeout (in an unknown state) could cost wrong answers.
- * - A statement left unanswered for `readTimeoutMs` fails, its connection closed: a silent network or
- *   a frozen server, which the server's statement_timeout cannot catch. One sweep over the open
- *   connections every eighth of it, not pg's per-statement `query_timeout` timer (its cost is in
- *   bench/PROFILE.md): a silent statement fails between `readTimeoutMs` and a quarter later.
- *
- * `db.destroy()` stops the sweep and ends the pool.
  */
-export class PooledPostgresDialect implements Dialect {
+export class PooledPostgresDialect extends PostgresDialect {
   readonly #options: PooledPostgresDialectOptions;
 
   constructor(options: PooledPostgresDialectOptions) {
+    super({ pool: options.pool });
     this.#options = options;
   }
 
-  createAdapter(): DialectAdapter {
-    return new PostgresAdapter();
-  }
-
-  createDriver(): PooledPostgresDriver {
+  override createDriver(): PooledPostgresDriver {
     return new PooledPostgresDriver(this.#options);
-  }
-
-  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
-    return new PostgresIntrospector(db);
-  }
-
-  createQueryCompiler(): QueryCompiler {
-    return new PostgresQueryCompiler();
   }
 }
 
 /** One pg client as kysely sees it, kept for the client's whole life (see the driver's WeakMap). */
 class PooledConnection implements DatabaseConnection {
   #broken = false;
-  /** When the statement in flight was sent (performance.now()); 0 while none is. */
-  #sentAt = 0;
   readonly #client: pg.PoolClient;
   readonly #statementNames: ReadonlyMap<string, string>;
 
@@ -95,7 +67,6 @@ class PooledConnection implements DatabaseConnection {
     const name = this.#statementNames.get(text);
     // pg reads the values and never writes them; kysely hands them over read-only.
     const values = parameters as unknown[];
-    this.#sentAt = performance.now();
     try {
       return await this.#client.query<R & pg.QueryResultRow, unknown[]>(
         name === undefined ? { text, values } : { name, text, values },
@@ -103,8 +74,6 @@ class PooledConnection implements DatabaseConnection {
     } catch (error) {
       if (isUnavailableError(error)) this.#broken = true;
       throw error;
-    } finally {
-      this.#sentAt = 0;
     }
   }
 
@@ -112,14 +81,6 @@ class PooledConnection implements DatabaseConnection {
   // biome-ignore lint/correctness/useYield: refuses before the first row
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported by the storage connection');
-  }
-
-  /** Closes a silent connection's socket: pg then fails its statement ("Connection terminated unexpectedly"). */
-  cutOffIfSilent(now: number, readTimeoutMs: number): void {
-    if (this.#sentAt === 0 || now - this.#sentAt < readTimeoutMs) return;
-    this.#broken = true;
-    this.#sentAt = 0;
-    this.#client.connection.stream.destroy();
   }
 
   markBroken(): void {
@@ -136,29 +97,16 @@ class PooledConnection implements DatabaseConnection {
 /** The driver of PooledPostgresDialect, written as kysely's PostgresDriver: a connection object per pool client. */
 export class PooledPostgresDriver implements Driver {
   #pool: pg.Pool | undefined;
-  #sweep: NodeJS.Timeout | undefined;
   readonly #statementNames: ReadonlyMap<string, string>;
-  readonly #readTimeoutMs: number;
-  // A new object per checkout would cost a WeakMap entry and an allocation per statement.
+  // As kysely's PostgresDriver: one connection object per pg client, reused across checkouts.
   readonly #connections = new WeakMap<pg.PoolClient, PooledConnection>();
-  readonly #open = new Set<PooledConnection>();
 
   constructor(options: PooledPostgresDialectOptions) {
     this.#pool = options.pool;
     this.#statementNames = options.statementNames ?? new Map();
-    this.#readTimeoutMs = options.readTimeoutMs ?? 15_000;
   }
 
-  async init(): Promise<void> {
-    this.#sweep = setInterval(
-      () => {
-        const now = performance.now();
-        for (const connection of this.#open) connection.cutOffIfSilent(now, this.#readTimeoutMs);
-      },
-      Math.max(10, Math.floor(this.#readTimeoutMs / 8)),
-    );
-    this.#sweep.unref();
-  }
+  async init(): Promise<void> {}
 
   async acquireConnection(): Promise<PooledConnection> {
     const pool = this.#pool;
@@ -172,8 +120,6 @@ export class PooledPostgresDriver implements Driver {
     if (connection === undefined) {
       const created = new PooledConnection(client, this.#statementNames);
       this.#connections.set(client, created);
-      this.#open.add(created);
-      client.once('end', () => this.#open.delete(created));
       connection = created;
     }
     return connection;
@@ -210,7 +156,6 @@ export class PooledPostgresDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    clearInterval(this.#sweep);
     const pool = this.#pool;
     this.#pool = undefined;
     await pool?.end();
