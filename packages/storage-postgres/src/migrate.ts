@@ -26,10 +26,8 @@ export async function currentSchema(db: Kysely<PlantDatabase>): Promise<string> 
 }
 
 /**
- * `db` as the migrator sees it: its introspection reads the catalog of `schema` alone. kysely's own
- * reads every schema's tables and calls has_schema_privilege() on each by name, so a schema another
- * process drops meanwhile (the test runs sharing one database do, all the time) failed the migration
- * with "schema … does not exist". The migrator only asks whether its own tables exist.
+ * `db` as the migrator sees it: introspection of `schema` alone, since the migrator only asks whether its
+ * own tables exist, and kysely's scan of every schema by name fails when another process drops one.
  */
 function introspectingOnly(db: Kysely<PlantDatabase>, schema: string): Kysely<PlantDatabase> {
   const introspection: DatabaseIntrospector = {

@@ -43,6 +43,9 @@ export interface PlantStatement<Values, Row> {
  * Compiles `build`'s query once. `value<T>(key)` stands for the parameter `key` of `Values`, typed
  * `T` in SQL; a key used twice is two parameters, both bound to the same value.
  */
+// Filled as each statement is compiled, so that none can be left out of PLANT_STATEMENT_NAMES.
+const named = new Map<string, string>();
+
 function statement<Values extends Record<string, unknown>>() {
   return <Row>(
     name: string,
@@ -55,6 +58,7 @@ function statement<Values extends Record<string, unknown>>() {
         throw new Error(`${name}: a parameter that is not a value(): ${parameter}`);
       return parameter.key;
     });
+    named.set(compiled.sql, name);
     return {
       name,
       sql: compiled.sql,
@@ -259,16 +263,4 @@ export const LIST_AFTER = statement<PageValues>()('plant_store_list_after', (val
 );
 
 /** Each statement's text and the name a connection may prepare it under. */
-export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = new Map(
-  [
-    INSERT_PLANTS,
-    INSERT_PLANTS_AND_EVENTS,
-    INSERT_PLANT,
-    INSERT_PLANT_AND_EVENT,
-    FIND_BY_ID,
-    FIND_BY_IDS,
-    LIST_FIRST,
-    LIST_AFTER,
-    DELETE_BY_ID,
-  ].map((statement) => [statement.sql, statement.name]),
-);
+export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = named;

@@ -1,10 +1,11 @@
-import type {
-  InsertOutcome,
-  NewPlant,
-  PlantCreated,
-  PlantEventOutbox,
-  PlantRepository,
-  RecordedEvent,
+import {
+  type InsertOutcome,
+  type NewPlant,
+  newPlant,
+  type PlantCreated,
+  type PlantEventOutbox,
+  type PlantRepository,
+  type RecordedEvent,
 } from '@plant-store/domain';
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { type GroupCommitOptions, groupCommit } from './group-commit.ts';
@@ -30,8 +31,7 @@ const UNBOUNDED = '9223372036854775807';
 // BigInt() keeps the id exact even on a Kysely built without our int8 parser, where pg hands
 // int8 over as a string and PGlite as a number when it is safe.
 function toNewPlant(row: PlantRow): NewPlant {
-  const id = BigInt(row.id);
-  return row.tag === null ? { id, name: row.name } : { id, name: row.name, tag: row.tag };
+  return newPlant(BigInt(row.id), row.name, row.tag ?? undefined);
 }
 
 // A delete can remove the row an insert conflicted with before the insert reads it back; the
