@@ -8,13 +8,9 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 const DOCS = join(ROOT, 'docs');
 
 function markdownFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? markdownFiles(join(dir, entry.name))
-      : entry.name.endsWith('.md')
-        ? [join(dir, entry.name)]
-        : [],
-  );
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 const DOCUMENTS = [join(ROOT, 'README.md'), join(ROOT, 'RELIABILITY.md'), ...markdownFiles(DOCS)];

@@ -7,9 +7,9 @@ import { INT64_MAX, INT64_MIN, parseNewPlant, stringifyExactJson } from '@plant-
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseJsonWithBigInts } from '../src/http/json/exact-json.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import { componentSchemaValidator } from './support/component-schemas.ts';
+import { parseJsonWithBigInts } from './support/exact-json.ts';
 import { arbitraryOf, asParsedJson } from './support/json-schema-arbitrary.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON documents, read by path in the assertions.

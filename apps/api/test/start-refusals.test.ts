@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { provideTestPostgres } from '@plant-store/test-support';
+import { freePort, provideTestPostgres } from '@plant-store/test-support';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
@@ -118,7 +117,7 @@ describe.skipIf(!server)('a PostgreSQL database that does not exist', () => {
 
 describe('a PostgreSQL server that refuses the connection', () => {
   it('when the service is started on a port nothing listens on, then it says so in one line, once, without a stack, and exits 1', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const run = runMain({
       API_TOKENS: TOKEN,
       DATABASE_URL: `postgres://plants@127.0.0.1:${port}/plants`,
@@ -141,13 +140,4 @@ function fatalLines(stdout: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>)
     .filter((line) => line.level === 60)
     .map(({ level: _level, time: _time, pid: _pid, hostname: _hostname, ...rest }) => rest);
-}
-
-/** A local port that was just free: bound by this process, then closed again. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
