@@ -204,9 +204,8 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
         )
       : undefined;
 
-  // pg-boss's documented figures do not serve these two (checked against 12.38): getQueue's counts are
-  // a snapshot its monitor refreshes every 60 s, and findJobs goes by a job's creation, not its
-  // event's recordedAt (a retry is a new job), and leaves active ones out. So they read its job table.
+  // getQueue's counts are a periodic snapshot, and findJobs goes by a job's creation (a retry is a new
+  // job), not its event's recordedAt, and leaves active ones out: so these two read the job table.
   const jobTable = `${quoteIdentifier(schema)}.job`;
   return {
     kick: () => relay?.kick(),

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseWebhookSecrets } from './secrets.ts';
 import { signatureHeader } from './signature.ts';
 
-// The example delivery of docs/webhook.md (it was the README's, hence the file's name).
+// The example delivery of docs/webhook.md.
 const PAGE = readFileSync(new URL('../../../docs/webhook.md', import.meta.url), 'utf8');
 
 describe("docs/webhook.md's example delivery", () => {
