@@ -66,6 +66,14 @@ export function uniqueName(what: string): string {
   return `plant-store-drill-${what}-${randomBytes(4).toString('hex')}`;
 }
 
+/** The first of these images that the engine holds (nothing is ever pulled here); else a clear failure. */
+export async function firstPresent(...images: string[]): Promise<string> {
+  for (const image of images) if (await imagePresent(image)) return image;
+  throw new Error(
+    `none of ${images.join(', ')} is present on the engine, and none is pulled here: run \`pnpm docker:prepare\``,
+  );
+}
+
 /** The base image for the api: the official one when present, else the stand-in; else a clear failure. */
 export async function nodeBaseImage(): Promise<string> {
   const wanted = process.env.PLANT_STORE_NODE_IMAGE;
@@ -187,16 +195,15 @@ export function composeCommand(
   file: string,
   env: () => NodeJS.ProcessEnv,
 ): (...args: string[]) => Promise<string> {
-  return (...args) =>
-    new Promise((resolve, reject) => {
-      execFile(
-        COMPOSE,
-        ['--project-name', project, '--file', file, ...args],
-        { cwd: REPO_ROOT, env: { ...process.env, ...env() } },
-        (error, stdout, stderr) =>
-          error
-            ? reject(new Error(`docker-compose ${args.join(' ')} failed: ${stderr}`))
-            : resolve(stdout.trim()),
-      );
-    });
+  return async (...args) => {
+    try {
+      const { stdout } = await run(COMPOSE, ['--project-name', project, '--file', file, ...args], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...env() },
+      });
+      return stdout.trim();
+    } catch (error) {
+      throw new Error(`docker-compose ${args.join(' ')} failed: ${(error as { stderr?: string }).stderr}`);
+    }
+  };
 }

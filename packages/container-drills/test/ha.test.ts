@@ -13,7 +13,7 @@ import {
   COMPOSE,
   composeCommand,
   docker,
-  imagePresent,
+  firstPresent,
   uniqueName,
 } from '../src/docker.ts';
 import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
@@ -52,18 +52,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Creates answered 200 a second, `workers` concurrent creators for 10 s: a throughput, not a failover,
- * so every answer must be a 200. A request with no answer at all is counted (one was seen at c64, no
- * status to judge), not failed on.
+ * so every answer must be a 200. A request with no answer at all (no status to judge) is
+ * counted, not failed on.
  */
 async function throughput(
   target: string,
   workers: number,
   countUnanswered: (n: number) => void,
 ): Promise<number> {
-  let done!: () => void;
-  const stop = new Promise<void>((resolve) => {
-    done = resolve;
-  });
+  const { promise: stop, resolve: done } = Promise.withResolvers<void>();
   const load = createUnderLoad([target], TOKEN, workers, stop);
   await sleep(10_000);
   done();
@@ -82,12 +79,6 @@ const median = (values: readonly number[]) => {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 };
 
-async function firstPresent(...images: string[]): Promise<string> {
-  for (const image of images) if (await imagePresent(image)) return image;
-  throw new Error(
-    `none of ${images.join(', ')} is present, and none is pulled here: run \`pnpm docker:prepare\``,
-  );
-}
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** What a load around a disturbance saw: the counts, and when writes stopped and came back. */
@@ -154,15 +145,15 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
     return found;
   }
 
-  async function ready(limitMs = 180_000): Promise<void> {
+  async function ready(target = url, limitMs = 180_000): Promise<void> {
     const started = performance.now();
     while (
-      (await fetch(`${url}/readyz`).then(
+      (await fetch(`${target}/readyz`).then(
         (r) => r.status,
         () => 0,
       )) !== 200
     ) {
-      if (performance.now() - started > limitMs) throw new Error(`${url}/readyz never answered 200`);
+      if (performance.now() - started > limitMs) throw new Error(`${target}/readyz never answered 200`);
       await sleep(250);
     }
   }
@@ -196,10 +187,7 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
         backAt = at;
       }
     };
-    let done!: () => void;
-    const stop = new Promise<void>((resolve) => {
-      done = resolve;
-    });
+    const { promise: stop, resolve: done } = Promise.withResolvers<void>();
     const load = createUnderLoad([url], TOKEN, 16, stop, { onAnswer, pauseAfter503Ms: 100 });
     await sleep(5_000);
     disturbedAt = performance.now();
@@ -483,10 +471,7 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
     }, 400_000);
 
     test('the whole cluster stopped and started again: every plant there', async () => {
-      let done!: () => void;
-      const stop = new Promise<void>((resolve) => {
-        done = resolve;
-      });
+      const { promise: stop, resolve: done } = Promise.withResolvers<void>();
       const load = createUnderLoad([url], TOKEN, 16, stop);
       await sleep(3_000);
       done();
@@ -536,17 +521,7 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
       try {
         await singleCompose('up', '--detach', '--no-build', '--scale', 'api3=0');
         await healthyCluster();
-        const started = performance.now();
-        while (
-          (await fetch(`${singleUrl}/readyz`).then(
-            (r) => r.status,
-            () => 0,
-          )) !== 200
-        ) {
-          if (performance.now() - started > 180_000)
-            throw new Error(`${singleUrl}/readyz never answered 200`);
-          await sleep(250);
-        }
+        await ready(singleUrl);
         const sides = { cluster: url, single: singleUrl };
         // Warm both (connections, JIT) before anything counts.
         for (const target of Object.values(sides)) await rate(target, 16);
@@ -588,7 +563,7 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
             `ha, bench row: creates/s c${workers}, single PostgreSQL`,
             alone.map((v) => v.toFixed(0)).join(', '),
           );
-          // The target (issue 22): the cluster at c16 >= 0.5x the single container. Recorded, not
+          // The target: the cluster at c16 >= 0.5x the single container. Recorded, not
           // asserted: a throughput on a shared machine is a measurement, not a test verdict.
           recordFigure(
             `ha, bench row: c${workers} cluster / single (medians)`,

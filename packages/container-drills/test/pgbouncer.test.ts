@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DRILL_LABEL, docker, imagePresent, REPO_ROOT, removeAll, uniqueName } from '../src/docker.ts';
+import { DRILL_LABEL, docker, firstPresent, REPO_ROOT, removeAll, uniqueName } from '../src/docker.ts';
 import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
 
@@ -37,13 +37,6 @@ function outsideVitest(): NodeJS.ProcessEnv {
   const keep = ['PATH', 'HOME', 'LANG', 'NODE_EXTRA_CA_CERTS', 'NO_COLOR'];
   return Object.fromEntries(
     keep.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]),
-  );
-}
-
-async function firstPresent(...images: string[]): Promise<string> {
-  for (const image of images) if (await imagePresent(image)) return image;
-  throw new Error(
-    `none of ${images.join(', ')} is present on the engine, and none is pulled here: run \`pnpm docker:prepare\``,
   );
 }
 

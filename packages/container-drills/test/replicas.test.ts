@@ -11,7 +11,7 @@ import {
   COMPOSE,
   composeCommand,
   docker,
-  imagePresent,
+  firstPresent,
   uniqueName,
   waitHealthy,
 } from '../src/docker.ts';
@@ -26,13 +26,6 @@ warnIfNoEngine('The replicas drills');
 const composeHere = existsSync(COMPOSE);
 if (ENGINE && !composeHere) {
   warnDidNotRun('The replicas drills', `${COMPOSE} is not installed`, 'run `pnpm docker:prepare`');
-}
-
-async function firstPresent(...images: string[]): Promise<string> {
-  for (const image of images) if (await imagePresent(image)) return image;
-  throw new Error(
-    `none of ${images.join(', ')} is present on the engine, and none is pulled here: run \`pnpm docker:prepare\``,
-  );
 }
 
 describe.skipIf(!ENGINE || !composeHere)(
