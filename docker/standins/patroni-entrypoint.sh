@@ -51,10 +51,8 @@ bootstrap:
         wal_log_hints: 'on'
         synchronous_commit: 'on'
         password_encryption: scram-sha-256
-        # A leader cut off from its standbys, demoted by Patroni, finishes its shutdown only once
-        # its WAL senders give up on them: after 60 s by default (the partition drill: a standby
-        # 61 s after the cut), 10 s here (11 s). A sender asks an idle standby to answer after
-        # half of it, so a live standby is not cut.
+        # A demoted, cut-off leader finishes shutting down only when its WAL senders time out
+        # (60 s by default; docs/ha.md). A live standby is asked to answer at half of it.
         wal_sender_timeout: 10s
   initdb:
     - encoding: UTF8
@@ -82,11 +80,6 @@ postgresql:
     - local all all trust
     - host replication replicator all scram-sha-256
     - host all all all scram-sha-256
-tags:
-  nofailover: false
-  noloadbalance: false
-  clonefrom: false
-  nosync: false
 YAML
 chmod 600 /etc/patroni/patroni.yml
 

@@ -202,8 +202,8 @@ describe.each(PACKERS)('packed with %s pack', (packer) => {
       expect(compileErrors).toBe('');
     });
 
-    // Three Node processes one after the other, one compiling PGlite's WebAssembly: 31 s in a loaded
-    // CI run, over 60 s in another (2026-11-26). The bound only tells a hang from a slow machine.
+    // Three Node processes, one compiling PGlite's WebAssembly: the bound only tells a hang from a slow
+    // machine (RELIABILITY.md section 10 has the times).
     it('then on Node 24 the domain works with the memory adapter and with PGlite, and the client keeps int64 ids exact', async () => {
       const node = process.execPath;
       expect(process.versions.node).toMatch(/^24\./);
