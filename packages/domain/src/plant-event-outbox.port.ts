@@ -6,6 +6,11 @@ export interface RecordedEvent {
   readonly id: string;
   readonly recordedAt: Date;
   readonly event: PlantCreated;
+  /**
+   * The trace context (W3C `traceparent`, and `tracestate` when there is one) of the work that
+   * recorded the event, so that its delivery continues that trace; absent when tracing is off.
+   */
+  readonly traceContext?: Readonly<Record<string, string>> | undefined;
 }
 
 /**

@@ -1,0 +1,45 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+
+export interface InMemoryTracing {
+  /** The spans ended so far, in the order they ended. */
+  spans(): ReadableSpan[];
+  /** Forgets the spans ended so far. */
+  reset(): void;
+  /** Unregisters everything it registered: the API is a no-op again. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Registers a tracer provider that keeps every span in memory, with the context manager and W3C
+ * propagator the service's SDK registers, for tests of code that makes spans through
+ * `@opentelemetry/api` (every span sampled).
+ */
+export function startInMemoryTracing(): InMemoryTracing {
+  // A test file that forgot to stop leaves its registration behind: start from none.
+  trace.disable();
+  context.disable();
+  propagation.disable();
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  return {
+    spans: () => exporter.getFinishedSpans(),
+    reset: () => exporter.reset(),
+    async stop() {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
