@@ -9,6 +9,8 @@ export interface Received {
   readonly timestamp: string;
   readonly body: string;
   readonly contentType: string | undefined;
+  /** The W3C trace context the delivery carried, when tracing was on. */
+  readonly traceparent: string | undefined;
   /** The secrets (of those the receiver knows) that verified its signature. */
   readonly verifiedBy: readonly string[];
   readonly path: string;
@@ -88,6 +90,7 @@ export async function startTestReceiver(
       timestamp: headers['webhook-timestamp'],
       body,
       contentType: request.headers['content-type'],
+      traceparent: request.headersDistinct.traceparent?.join(', '),
       verifiedBy,
       path: request.url ?? '',
     });
