@@ -15,10 +15,19 @@ import { hostilePart } from './parts/hostile.ts';
 import { removeContainers } from './parts/image.ts';
 import { memoryPart } from './parts/memory.ts';
 import { pgbenchVersion, postgresPart } from './parts/postgres.ts';
+import { tracingPart } from './parts/tracing.ts';
 import { webhookPart } from './parts/webhook.ts';
 import { type Report, renderMarkdown, renderText, type TargetRun } from './report.ts';
 
-const PARTS: readonly Part[] = [memoryPart, embeddedPart, postgresPart, growthPart, webhookPart, hostilePart];
+const PARTS: readonly Part[] = [
+  memoryPart,
+  embeddedPart,
+  postgresPart,
+  growthPart,
+  webhookPart,
+  tracingPart,
+  hostilePart,
+];
 const USAGE = `Usage: pnpm bench [options]
 
   --duration <s>        seconds of load on each server at each level, shared by the rounds (default 10)

@@ -36,6 +36,8 @@ export interface TargetRun {
   error?: string;
   /** The webhook's deliveries: every plant created, received within the limit. */
   deliveries?: { expected: number; received: number; lagSeconds: number[]; limitSeconds: number };
+  /** A traced service's exports as the OTLP sink received them, and the plants it created. */
+  traces?: { exports: number; bytes: number; spans: number; serverSpans: number; creates: number };
 }
 
 export interface Report {
@@ -196,6 +198,8 @@ export const TARGETS: readonly Target[] = [
     ['1m', '10m'].map((size) => target(`${kind}-${size}`, `${kind}-10k`, 64, 'req/s', '>=', 0.9)),
   ),
   target('webhook-on', 'webhook-off', 64, 'req/s', '>=', 0.8),
+  target('trace-10-memory', 'trace-off-memory', 16, 'CPU/req', '>=', 0.85),
+  target('trace-10-postgres', 'trace-off-postgres', 16, 'CPU/req', '>=', 0.85),
 ];
 
 /** "memory vs koa c16: CPU/req >= 0.8x", "postgres c64: peak RSS <= 150 MB". */
@@ -304,7 +308,23 @@ export function evaluateGoals(runs: readonly TargetRun[]): Goal[] {
       } satisfies Goal,
     ];
   });
-  return [...TARGETS.map((target) => judgeTarget(runs, target)), ...hostile, ...deliveries];
+  // A traced service whose spans never reached the sink has tracing silently off: a defect, not a saving.
+  const exported = runs.flatMap(({ key, traces: t }) => {
+    if (t === undefined) return [];
+    const per = (value: number, digits = 2) => (t.creates === 0 ? '-' : (value / t.creates).toFixed(digits));
+    return [
+      {
+        status: t.creates === 0 ? 'NOT MEASURED' : t.exports > 0 ? 'PASS' : 'FAIL',
+        text: `${key} exports: its spans reached the OTLP collector`,
+        basis: 'count',
+        measured:
+          `${t.spans.toLocaleString('en-US')} spans in ${t.exports.toLocaleString('en-US')} exports for ` +
+          `${t.creates.toLocaleString('en-US')} creates; server spans per create ${per(t.serverSpans)}, ` +
+          `spans per create ${per(t.spans)}, bytes per create ${per(t.bytes, 0)}`,
+      } satisfies Goal,
+    ];
+  });
+  return [...TARGETS.map((target) => judgeTarget(runs, target)), ...hostile, ...deliveries, ...exported];
 }
 
 /** A failure's first line, fit for a table cell. */
