@@ -306,6 +306,51 @@ describe('evaluateGoals', () => {
   });
 });
 
+describe('tracing', () => {
+  const exported = (exports: number, creates = 1000): TargetRun[] => [
+    {
+      key: 'trace-10-memory',
+      label: '10%',
+      baselines: ['trace-off-memory'],
+      segments: [],
+      notes: [],
+      traces: {
+        exports,
+        bytes: 40 * exports * 100,
+        spans: 200 * exports,
+        serverSpans: 100 * exports,
+        creates,
+      },
+    },
+  ];
+  const text = 'trace-10-memory exports: its spans reached the OTLP collector';
+
+  it('traces at 10% are judged on CPU per request against tracing off on the same storage, at c16', () => {
+    expect(TARGETS.map((target) => targetText(target))).toEqual(
+      expect.arrayContaining([
+        'trace-10-memory vs trace-off-memory c16: CPU/req >= 0.85x',
+        'trace-10-postgres vs trace-off-postgres c16: CPU/req >= 0.85x',
+      ]),
+    );
+    expect(TARGETS.some((target) => target.subject.startsWith('trace-100-'))).toBe(false);
+    const runs = group(16, {
+      'trace-off-memory': [undefined, cpu(100, 100, 100, 100)],
+      'trace-10-memory': ['trace-off-memory', cpu(110, 112, 115)],
+    });
+    expect(statusOf(runs, 'trace-10-memory vs trace-off-memory c16: CPU/req >= 0.85x')).toBe('PASS');
+  });
+
+  it('when a traced side exported spans, then PASS with spans and bytes per create; with no export at all, FAIL', () => {
+    expect(evaluateGoals(exported(1)).find((goal) => goal.text === text)).toMatchObject({
+      status: 'PASS',
+      measured:
+        '200 spans in 1 exports for 1,000 creates; server spans per create 0.10, spans per create 0.20, bytes per create 4',
+    });
+    expect(statusOf(exported(0), text)).toBe('FAIL');
+    expect(statusOf(exported(0, 0), text)).toBe('NOT MEASURED');
+  });
+});
+
 describe('the report', () => {
   const runs = group(16, { koa: [undefined, cpu(50, 50, 50, 50)], memory: ['koa', cpu(55, 60, 62)] });
   runs.push({
