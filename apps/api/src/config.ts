@@ -11,10 +11,12 @@ import {
   jwtAlgorithms,
   oneOf,
   onOff,
+  ratio,
   retrySchedule,
   scopeName,
   size,
   text,
+  trueFalse,
   webhookSecrets,
   webhookUrls,
   wholeNumber,
@@ -22,6 +24,16 @@ import {
 import { DEFAULT_DATABASE_URL } from './storage-adapters.ts';
 
 export type { DatabaseConfig } from './storage-adapters.ts';
+
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+const TRACES_SAMPLERS = [
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+  'always_on',
+  'always_off',
+  'traceidratio',
+] as const;
 
 const LOG_LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -80,6 +92,21 @@ export const SETTINGS = {
   webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', wholeNumber(100, 60_000), '10000'),
   /** `memory:` storage: events waiting in its outbox, and again in its delivery queue, at most; then creates answer 503. */
   webhookMemoryBacklog: setting('WEBHOOK_MEMORY_BACKLOG', wholeNumber(1, 10_000_000), '10000'),
+  /**
+   * Traces (docs/observability.md): on when either endpoint is set. The OpenTelemetry SDK reads these
+   * and the other OTEL_* variables itself; they are declared here so that a typo refuses the start.
+   */
+  otlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', httpUrl),
+  otlpTracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', httpUrl),
+  /** OTLP over HTTP only: the gRPC exporter is not part of this service. */
+  otlpProtocol: setting('OTEL_EXPORTER_OTLP_PROTOCOL', oneOf(OTLP_PROTOCOLS), 'http/protobuf'),
+  otlpTracesProtocol: setting('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', oneOf(OTLP_PROTOCOLS)),
+  otelServiceName: setting('OTEL_SERVICE_NAME', text, 'plant-store'),
+  tracesSampler: setting('OTEL_TRACES_SAMPLER', oneOf(TRACES_SAMPLERS), 'parentbased_always_on'),
+  /** The ratio of the traceidratio samplers. */
+  tracesSamplerArg: setting('OTEL_TRACES_SAMPLER_ARG', ratio, '1'),
+  /** `true` turns tracing off whatever else is set. */
+  otelSdkDisabled: setting('OTEL_SDK_DISABLED', trueFalse, 'false'),
 };
 
 type Declared = typeof SETTINGS;

@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
 import { startServer } from './server.ts';
 import { StorageRefusedError } from './storage-adapters.ts';
+import { startTracing } from './tracing/tracing.ts';
 
 // How long the last log lines may take to leave before the process exits anyway.
 const FINAL_FLUSH_MS = 1_000;
@@ -89,16 +90,21 @@ function startFailure(error: unknown): string | undefined {
 const generatedToken = loaded.generateToken ? randomBytes(32).toString('base64url') : undefined;
 const config: Config = generatedToken === undefined ? loaded : { ...loaded, tokens: [generatedToken] };
 
-const server = await startServer(config, { logDestination }).catch((error: unknown) => {
-  const reason = startFailure(error);
-  if (reason === undefined) logger.fatal({ err: error }, 'could not start');
-  else {
-    logger.fatal({ reason }, 'could not start');
-    process.stderr.write(`plant-store cannot start: ${reason}\n`);
-  }
-  exitAfterLogs(1);
-  return new Promise<never>(() => {});
-});
+// Before the server: the spans of its first requests, and of the storage it opens, have a provider.
+const tracing = await startTracing(config, logger);
+
+const server = await startServer(config, { logDestination, traceExport: tracing?.figures }).catch(
+  (error: unknown) => {
+    const reason = startFailure(error);
+    if (reason === undefined) logger.fatal({ err: error }, 'could not start');
+    else {
+      logger.fatal({ reason }, 'could not start');
+      process.stderr.write(`plant-store cannot start: ${reason}\n`);
+    }
+    exitAfterLogs(1);
+    return new Promise<never>(() => {});
+  },
+);
 if (generatedToken !== undefined) printGeneratedToken(generatedToken, server.url);
 
 let stopping = false;
@@ -109,13 +115,18 @@ function onSignal(signal: NodeJS.Signals): void {
   }
   stopping = true;
   logger.info({ signal }, 'signal received');
-  server.stop().then(
-    () => exitAfterLogs(0),
-    (error: unknown) => {
-      logger.error({ err: error }, 'stopping failed');
-      exitAfterLogs(1);
-    },
-  );
+  const stopBy = performance.now() + config.shutdownTimeoutMs;
+  server
+    .stop()
+    // The spans of the last requests and deliveries go with what is left of the same budget.
+    .then(() => tracing?.shutdown(Math.max(0, stopBy - performance.now())))
+    .then(
+      () => exitAfterLogs(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'stopping failed');
+        exitAfterLogs(1);
+      },
+    );
 }
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);

@@ -21,6 +21,7 @@ import { watchSendDeadline } from './http/connection/send-deadline.ts';
 import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
+import type { TraceExportFigures } from './tracing/tracing.ts';
 import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
 
 export interface StartOptions {
@@ -32,6 +33,8 @@ export interface StartOptions {
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
   /** How that storage's events are delivered when WEBHOOK_URLS is set; default: in this process's memory. */
   readonly startWebhooks?: StartWebhooks | undefined;
+  /** The trace exporter's figures for /metrics, when tracing is on (main.ts starts it). */
+  readonly traceExport?: TraceExportFigures | undefined;
   /** How the SHUTDOWN_GRACE_MS is waited; default a timer (tests hold the grace open with their own). */
   readonly waitGrace?: ((ms: number) => Promise<void>) | undefined;
 }
@@ -128,7 +131,13 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     bodyLimit: config.bodyLimit,
     logger,
     isShuttingDown: () => shuttingDown,
-    metrics: createMetrics({ connectionPool, processMetrics: true, jwtKeys, webhooks }),
+    metrics: createMetrics({
+      connectionPool,
+      processMetrics: true,
+      jwtKeys,
+      webhooks,
+      traceExport: options.traceExport,
+    }),
   });
   const handle = inConnectionTurns(app.callback());
   const server = createServer(

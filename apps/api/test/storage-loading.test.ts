@@ -15,7 +15,7 @@ async function packagesLoadedBy(env: NodeJS.ProcessEnv): Promise<string[]> {
   return JSON.parse(stdout) as string[];
 }
 
-describe('which storage code the service loads', () => {
+describe('which storage and tracing code the service loads', () => {
   it('when DATABASE_URL is memory:, then it loads the memory adapter, and neither pg, PGlite, kysely nor the PostgreSQL adapter', async () => {
     const packages = await packagesLoadedBy({ DATABASE_URL: 'memory:' });
     // The adapter it runs on is imported the same way, when chosen: seen here, so the others would be.
@@ -23,5 +23,24 @@ describe('which storage code the service loads', () => {
     expect(packages).not.toContain('packages/storage-postgres');
     for (const driver of ['pg', 'pg-pool', '@electric-sql/pglite', 'kysely'])
       expect(packages).not.toContain(driver);
+  });
+
+  it('when no OTLP endpoint is set, then the OpenTelemetry SDK and its exporters are not loaded', async () => {
+    const packages = await packagesLoadedBy({ DATABASE_URL: 'memory:' });
+    // The API the code makes its spans through is loaded (a no-op without the SDK), and the conventions' names.
+    expect(packages.filter((name) => name.startsWith('@opentelemetry/'))).toEqual([
+      '@opentelemetry/api',
+      '@opentelemetry/semantic-conventions',
+    ]);
+  });
+
+  it('when OTEL_EXPORTER_OTLP_ENDPOINT is set, then the Node SDK and its OTLP exporter are loaded', async () => {
+    const packages = await packagesLoadedBy({
+      DATABASE_URL: 'memory:',
+      // Nothing listens there: the spans of this start and stop are dropped, which costs the start nothing.
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+    });
+    expect(packages).toContain('@opentelemetry/sdk-node');
+    expect(packages).toContain('@opentelemetry/exporter-trace-otlp-proto');
   });
 });

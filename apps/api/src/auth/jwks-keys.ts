@@ -1,5 +1,6 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
+import { inSpan, tracedGet } from '../tracing/fetch-span.ts';
 
 /**
  * The identity provider's signing keys, kept here rather than fetched on the request path.
@@ -81,11 +82,7 @@ async function textWithinCap(response: Response, url: string): Promise<string> {
 }
 
 async function fetchJson(fetchOf: typeof globalThis.fetch, url: string, timeoutMs: number): Promise<unknown> {
-  const response = await fetchOf(url, {
-    signal: AbortSignal.timeout(timeoutMs),
-    headers: { Accept: 'application/json' },
-    redirect: 'error',
-  });
+  const response = await tracedGet(fetchOf, url, { timeoutMs, headers: { Accept: 'application/json' } });
   if (!response.ok) {
     await response.body?.cancel();
     throw new Error(`${url} answered ${response.status}`);
@@ -127,10 +124,13 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
     inFlight ??= (async () => {
       lastAttemptAt = now();
       try {
-        const jwks = await fetchJson(fetchOf, await jwksUrl(), timeoutMs);
-        if (!isJwks(jwks)) throw new Error('the JWKS has no "keys" array');
-        keys = createLocalJWKSet(jwks);
-        loadedAt = now();
+        // One span for the discovery document and the key set it names.
+        await inSpan('JWKS refresh', async () => {
+          const jwks = await fetchJson(fetchOf, await jwksUrl(), timeoutMs);
+          if (!isJwks(jwks)) throw new Error('the JWKS has no "keys" array');
+          keys = createLocalJWKSet(jwks);
+          loadedAt = now();
+        });
       } catch (error) {
         failures += 1;
         const age = loadedAt === undefined ? undefined : Math.round((now() - loadedAt) / 1000);

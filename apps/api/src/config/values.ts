@@ -34,6 +34,26 @@ export function autoOrWholeNumber(min: number, max: number): SettingValue<number
   );
 }
 
+/** A decimal number from 0 to 1 (a sampling ratio): `0.1`, `1`, `.25`. */
+export const ratio: SettingValue<number> = v.pipe(
+  v.string(),
+  v.check(
+    (written) => /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/.test(written) && Number(written) <= 1,
+    (issue) => `must be a number from 0 to 1, not "${issue.input}"`,
+  ),
+  v.transform(Number),
+);
+
+/** `true` or `false`, in any case: the OpenTelemetry variables' booleans. */
+export const trueFalse: SettingValue<boolean> = v.pipe(
+  v.string(),
+  v.check(
+    (word) => /^(true|false)$/i.test(word),
+    (issue) => `must be true or false, not "${issue.input}"`,
+  ),
+  v.transform((word) => word.toLowerCase() === 'true'),
+);
+
 /** `on` or `off`, in any case. */
 export const onOff: SettingValue<boolean> = v.pipe(
   v.string(),

@@ -1,5 +1,6 @@
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
+import type { TraceExportFigures } from '../tracing/tracing.ts';
 import type { WebhookFigures } from '../webhooks.ts';
 
 /** The labels of one request. Every value is from a small fixed set, so series stay few. */
@@ -28,6 +29,8 @@ export interface MetricsOptions {
   readonly jwtKeys?: { ageSeconds(): number | undefined; failedFetches(): number } | undefined;
   /** The webhook's counts and queue, when WEBHOOK_URLS is set. */
   readonly webhooks?: WebhookFigures | undefined;
+  /** What became of the spans, when tracing is on. */
+  readonly traceExport?: TraceExportFigures | undefined;
 }
 
 // From a fast health check to the 30 s request timeout.
@@ -174,6 +177,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
   const webhooks = options.webhooks;
   if (webhooks !== undefined) registerWebhookMetrics(registry, webhooks);
+  if (options.traceExport !== undefined) registerTraceMetrics(registry, options.traceExport);
 
   return {
     registry,
@@ -245,6 +249,30 @@ function registerWebhookMetrics(registry: Registry, webhooks: WebhookFigures): v
           ? 0
           : Math.max(0, (Date.now() - oldestUndeliveredAt.getTime()) / 1000),
       );
+    },
+  });
+}
+
+function registerTraceMetrics(registry: Registry, traces: TraceExportFigures): void {
+  new Counter({
+    name: 'plant_store_trace_spans_exported_total',
+    help: 'Spans the OTLP collector accepted.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(traces.exported());
+    },
+  });
+  new Counter({
+    name: 'plant_store_trace_spans_dropped_total',
+    help: 'Spans never exported: the queue was full (queue_full; OTEL_BSP_MAX_QUEUE_SIZE), or the collector refused them or did not answer in time (export_failed).',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const { queueFull, exportFailed } = traces.dropped();
+      this.inc({ reason: 'queue_full' }, queueFull);
+      this.inc({ reason: 'export_failed' }, exportFailed);
     },
   });
 }

@@ -8,15 +8,15 @@ export type RoutedContext = ParameterizedContext<AppState> &
   Partial<Pick<RouterContext<AppState>, 'routerPath' | 'matched'>>;
 
 /** The route pattern the path matched (a 405's too), or `unmatched`: a bounded label, never the raw path. */
-function routeOf(ctx: RoutedContext): string {
+export function routeOf(ctx: RoutedContext): string {
   const pattern = ctx.routerPath ?? ctx.matched?.[0]?.path;
   return typeof pattern === 'string' ? pattern : 'unmatched';
 }
 
-/** Counts and times a finished request by method, route and final status (see request-log.ts, which calls it). */
-export function recordRequest(metrics: Metrics, ctx: RoutedContext, startedAt: number): void {
+/** Counts and times a finished request by method, route (routeOf) and final status (see request-log.ts, which calls it). */
+export function recordRequest(metrics: Metrics, ctx: RoutedContext, route: string, startedAt: number): void {
   metrics.requestFinished(
-    { method: ctx.method, route: routeOf(ctx), status: String(ctx.status) },
+    { method: ctx.method, route, status: String(ctx.status) },
     (performance.now() - startedAt) / 1000,
   );
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Metrics } from '../../metrics/metrics.ts';
-import { recordRequest } from '../../metrics/request-metrics.ts';
+import { recordRequest, routeOf } from '../../metrics/request-metrics.ts';
+import { startServerSpan } from '../../tracing/server-span.ts';
 import type { AppState } from '../app-state.ts';
 
 // An incoming id is trusted only when it cannot forge log structure or flood the line.
@@ -14,9 +15,10 @@ function requestIdOf(header: string): string {
 
 /**
  * Writes one JSON log line per request (method, path, status, duration, request id, the caller
- * once known; never a header), echoes the request id in `X-Request-Id`, and counts and times the
- * request in the metrics. Outermost, so it sees the final status. One middleware for the three:
- * each layer of Koa's chain is a promise and a closure on every request.
+ * once known, the trace and span ids while tracing is on; never a header), echoes the request id in
+ * `X-Request-Id`, counts and times the request in the metrics, and makes its server span. Outermost,
+ * so it sees the final status. One middleware for the four: each layer of Koa's chain is a promise
+ * and a closure on every request.
  */
 export function requestLog(logger: Logger, metrics: Metrics): Middleware<AppState> {
   return async (ctx, next) => {
@@ -25,11 +27,14 @@ export function requestLog(logger: Logger, metrics: Metrics): Middleware<AppStat
     const requestId = requestIdOf(ctx.get('X-Request-Id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
+    const traced = startServerSpan(ctx.req, requestId);
     try {
-      await next();
+      await traced.run(next);
     } finally {
-      recordRequest(metrics, ctx, startedAt);
+      const route = routeOf(ctx);
+      recordRequest(metrics, ctx, route, startedAt);
       const failure = ctx.state.failure;
+      traced.end(ctx.status, route === 'unmatched' ? undefined : route, failure);
       // Built only when it is written: at LOG_LEVEL=warn a served request costs no log line at all.
       if (failure !== undefined || logger.isLevelEnabled('info')) {
         const line = {
@@ -40,6 +45,7 @@ export function requestLog(logger: Logger, metrics: Metrics): Middleware<AppStat
           durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
           // Who it was (sub, client_id, or a static token's short digest), never the credential.
           ...(ctx.state.caller === undefined ? {} : { caller: ctx.state.caller }),
+          ...traced.logFields,
         };
         if (failure === undefined) logger.info(line, 'request');
         else logger.error({ ...line, err: failure }, 'request failed');

@@ -1,0 +1,77 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_URL_FULL,
+} from '@opentelemetry/semantic-conventions';
+
+const tracer = trace.getTracer('@plant-store/api');
+
+/**
+ * A GET through `fetch` as a CLIENT span, the request carrying its `traceparent`. The URL's user and
+ * password, if any, never reach the span.
+ */
+export async function tracedGet(
+  fetchOf: typeof globalThis.fetch,
+  url: string,
+  init: { readonly timeoutMs: number; readonly headers: Record<string, string> },
+): Promise<Response> {
+  const target = new URL(url);
+  target.username = '';
+  target.password = '';
+  const span = tracer.startSpan('GET', {
+    kind: SpanKind.CLIENT,
+    attributes: {
+      [ATTR_HTTP_REQUEST_METHOD]: 'GET',
+      [ATTR_URL_FULL]: target.href,
+      [ATTR_SERVER_ADDRESS]: target.hostname,
+      [ATTR_SERVER_PORT]: Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+    },
+  });
+  const headers = { ...init.headers };
+  propagation.inject(trace.setSpan(context.active(), span), headers);
+  try {
+    // Never follows a redirect: a provider's keys come from the URL configured or discovered.
+    const response = await fetchOf(url, {
+      signal: AbortSignal.timeout(init.timeoutMs),
+      headers,
+      redirect: 'error',
+    });
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.status);
+    if (response.status >= 400) {
+      span.setAttribute(ATTR_ERROR_TYPE, String(response.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    return response;
+  } catch (error) {
+    span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: error instanceof Error ? error.message : String(error),
+    });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** Runs `work` in an INTERNAL span of that name: its failure is the span's. */
+export function inSpan<T>(name: string, work: () => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
