@@ -320,6 +320,7 @@ describe('tracing', () => {
         spans: 200 * exports,
         serverSpans: 100 * exports,
         creates,
+        dropped: 3,
       },
     },
   ];
@@ -344,7 +345,7 @@ describe('tracing', () => {
     expect(evaluateGoals(exported(1)).find((goal) => goal.text === text)).toMatchObject({
       status: 'PASS',
       measured:
-        '200 spans in 1 exports for 1,000 creates; server spans per create 0.10, spans per create 0.20, bytes per create 4',
+        '200 spans in 1 exports for 1,000 creates, 3 dropped; a create: 0.10 server spans, 0.20 spans, 4 bytes',
     });
     expect(statusOf(exported(0), text)).toBe('FAIL');
     expect(statusOf(exported(0, 0), text)).toBe('NOT MEASURED');

@@ -37,7 +37,15 @@ export interface TargetRun {
   /** The webhook's deliveries: every plant created, received within the limit. */
   deliveries?: { expected: number; received: number; lagSeconds: number[]; limitSeconds: number };
   /** A traced service's exports as the OTLP sink received them, and the plants it created. */
-  traces?: { exports: number; bytes: number; spans: number; serverSpans: number; creates: number };
+  traces?: {
+    exports: number;
+    bytes: number;
+    spans: number;
+    serverSpans: number;
+    creates: number;
+    /** Spans the service itself counted as dropped (a full queue, a failed export). */
+    dropped: number;
+  };
 }
 
 export interface Report {
@@ -319,8 +327,8 @@ export function evaluateGoals(runs: readonly TargetRun[]): Goal[] {
         basis: 'count',
         measured:
           `${t.spans.toLocaleString('en-US')} spans in ${t.exports.toLocaleString('en-US')} exports for ` +
-          `${t.creates.toLocaleString('en-US')} creates; server spans per create ${per(t.serverSpans)}, ` +
-          `spans per create ${per(t.spans)}, bytes per create ${per(t.bytes, 0)}`,
+          `${t.creates.toLocaleString('en-US')} creates, ${t.dropped.toLocaleString('en-US')} dropped; a create: ` +
+          `${per(t.serverSpans)} server spans, ${per(t.spans)} spans, ${per(t.bytes, 0)} bytes`,
       } satisfies Goal,
     ];
   });

@@ -53,12 +53,14 @@ async function text(url: string, token?: string): Promise<string> {
   return body;
 }
 
-/** The plants a service created, by its own count. */
-async function created(context: Context, child: Child): Promise<number> {
+/** The plants a service created and the spans it dropped (a full queue, a failed export), by its own count. */
+async function serviceCounts(context: Context, child: Child): Promise<{ creates: number; dropped: number }> {
   const metrics = await text(`${child.url}/metrics`, context.token);
-  const count = Number(/^plant_store_plants_created_total ([0-9.e+]+)$/m.exec(metrics)?.[1]);
-  if (Number.isNaN(count)) throw new Error(`${child.name}: /metrics has no plant_store_plants_created_total`);
-  return count;
+  const creates = Number(/^plant_store_plants_created_total ([0-9.e+]+)$/m.exec(metrics)?.[1]);
+  if (Number.isNaN(creates))
+    throw new Error(`${child.name}: /metrics has no plant_store_plants_created_total`);
+  const dropped = [...metrics.matchAll(/^plant_store_trace_spans_dropped_total\{[^}]*\} ([0-9.e+]+)$/gm)];
+  return { creates, dropped: dropped.reduce((sum, match) => sum + Number(match[1]), 0) };
 }
 
 /**
@@ -113,7 +115,10 @@ function side(
           since = cpuSeconds(service.pid);
         },
         stop: async () => {
-          const creates = traced && !service.exited() ? await created(context, service).catch(() => 0) : 0;
+          const own =
+            traced && !service.exited()
+              ? await serviceCounts(context, service).catch(() => ({ creates: 0, dropped: 0 }))
+              : { creates: 0, dropped: 0 };
           await started.stop();
           if (!traced) return;
           // Nothing at its path is what a service with tracing silently off leaves: its target fails.
@@ -125,12 +130,12 @@ function side(
             unread: 0,
           };
           const { unread, ...received } = counts;
-          run.traces = { ...received, creates };
+          run.traces = { ...received, ...own };
           if (unread > 0)
             run.notes.push(`${unread} of the sink's exports could not be read: their spans are not counted`);
           context.log(
             `    ${key}: ${format.rps(counts.spans)} spans in ${format.rps(counts.exports)} exports, ` +
-              `${format.rps(counts.bytes / Math.max(1, creates))} bytes per create`,
+              `${format.rps(counts.bytes / Math.max(1, own.creates))} bytes per create`,
           );
         },
       };
