@@ -165,7 +165,13 @@ async function run(context: Context): Promise<TargetRun[]> {
         const sides = wanted.map((sampling) =>
           side(context, storage, sampling, env, { url: sink.url, counts }, before),
         );
-        runs.push(...(await runGroup(context, sides)));
+        // Off, 10%, off, 100% each round, as plain brackets the hostile bodies: each traced segment sits
+        // between two of the off side's, and neither traced side ever follows the other.
+        const off = keyOf('off', storage);
+        const order = wanted.flatMap((sampling) =>
+          sampling.name === 'off' ? [] : [off, keyOf(sampling.name, storage)],
+        );
+        runs.push(...(await runGroup(context, sides, order.length > 0 ? { order } : {})));
       } catch (error) {
         // PostgreSQL unusable: the memory: figures stand, these sides say why they have none.
         const message = error instanceof Error ? error.message : String(error);
