@@ -4,7 +4,7 @@
 // Each side exports to a path of its own (OTEL_EXPORTER_OTLP_ENDPOINT=<sink>/<side>, the exporter adds
 // /v1/traces); the sink counts, per side, the exports, their bytes as sent, their spans and the
 // server spans among them (one per sampled request), from protobuf or JSON bodies alike.
-// `GET /count` answers {"<side>": {"exports", "bytes", "spans", "serverSpans", "unread"}, ...};
+// `GET /count` answers {"<side>": {"exports", "bytes", "spans", "serverSpans", "unread", "other"}, ...}:
 // any other signal (/v1/metrics, /v1/logs) is answered 200 and counted as `other`. `GET /healthz` 200.
 import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';

@@ -34,6 +34,8 @@ const SAMPLING = [
 const STORAGES = ['memory', 'postgres'] as const;
 type Storage = (typeof STORAGES)[number];
 const keyOf = (sampling: string, storage: Storage) => `trace-${sampling}-${storage}`;
+const labelOf = (sampling: (typeof SAMPLING)[number], storage: Storage) =>
+  `service, ${storage === 'memory' ? 'memory:' : 'PostgreSQL'}, ${sampling.label}`;
 
 interface SinkCounts {
   exports: number;
@@ -78,7 +80,7 @@ function side(
   before?: () => Promise<unknown>,
 ): Side {
   const key = keyOf(sampling.name, storage);
-  const label = `service, ${storage === 'memory' ? 'memory:' : 'PostgreSQL'}, ${sampling.label}`;
+  const label = labelOf(sampling, storage);
   const traced = 'env' in sampling;
   let child: Child | undefined;
   const inner = serverSide(context, {
@@ -179,7 +181,7 @@ async function run(context: Context): Promise<TargetRun[]> {
         for (const sampling of wanted)
           runs.push({
             key: keyOf(sampling.name, storage),
-            label: `service, ${storage}, ${sampling.label}`,
+            label: labelOf(sampling, storage),
             baselines: sampling.name === 'off' ? [] : [keyOf('off', storage)],
             segments: [],
             notes: [],
