@@ -10,6 +10,8 @@ import type { CompiledQuery, OperationNode } from 'kysely';
 // The words that name an operation, and those after which a table's name comes.
 const OPERATIONS = new Set(['select', 'insert', 'update', 'delete', 'merge']);
 const BEFORE_TARGET = new Set(['from', 'into', 'join', 'update']);
+// Words that may follow those and name no table (ON CONFLICT DO UPDATE SET, FROM LATERAL).
+const NOT_TARGETS = new Set(['set', 'lateral', 'only', 'where', 'values', 'default']);
 // The longest summary the conventions allow.
 const MAX_SUMMARY = 255;
 
@@ -18,13 +20,15 @@ const TOKEN = /"(?:[^"]|"")*"|'(?:[^']|'')*'|[A-Za-z_][A-Za-z0-9_$]*|\$\d+|\S/g;
 
 /**
  * The low-cardinality summary of a statement (db.query.summary): its operations and the tables they
- * name, in the order they appear, as written; a function call after FROM (unnest(...)) is no table.
+ * name, in the order they appear, as written.
  */
 export function summarizeSql(text: string): string {
   const tokens = text.match(TOKEN) ?? [];
   const parts: string[] = [];
   for (let index = 0; index < tokens.length; index += 1) {
     const word = (tokens[index] as string).toLowerCase();
+    // FOR UPDATE and FOR NO KEY UPDATE lock rows: a clause of the SELECT, no operation of its own.
+    if (word === 'update' && /^(for|key)$/i.test(tokens[index - 1] ?? '')) continue;
     if (OPERATIONS.has(word)) parts.push(word.toUpperCase());
     if (!BEFORE_TARGET.has(word)) continue;
     let target = identifier(tokens[index + 1]);
@@ -34,7 +38,8 @@ export function summarizeSql(text: string): string {
       target = `${target}.${identifier(tokens[next + 1])}`;
       next += 2;
     }
-    if (target !== undefined && tokens[next] !== '(') parts.push(target);
+    // After FROM or JOIN a name followed by ( is a function (unnest); after INTO, a column list.
+    if (target !== undefined && (word === 'into' || tokens[next] !== '(')) parts.push(target);
   }
   // A statement of no such operation (CREATE INDEX, SET, SHOW) is summarised by its first word.
   const summary = parts.length > 0 ? parts.join(' ') : (tokens[0]?.toUpperCase() ?? '');
@@ -45,7 +50,8 @@ export function summarizeSql(text: string): string {
 function identifier(token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
   if (token.startsWith('"')) return token.slice(1, -1).replaceAll('""', '"');
-  if (/^[A-Za-z_]/.test(token) && !OPERATIONS.has(token.toLowerCase())) return token;
+  const word = token.toLowerCase();
+  if (/^[A-Za-z_]/.test(token) && !OPERATIONS.has(word) && !NOT_TARGETS.has(word)) return token;
   return undefined;
 }
 
