@@ -55,6 +55,7 @@ function startBatchSpan(batch: readonly Pending<unknown, unknown>[]): Span | und
  * the allowed slots joins the next batch, and `runBatch` answers each item of it in order. A call
  * that finds a free slot starts a batch at the next turn of the event loop, with the calls made
  * meanwhile: alone, it waits for nothing (no timer, no added latency without concurrency).
+ * Traced calls make each batch a span (see startBatchSpan), the parent of what runBatch traces.
  */
 export function groupCommit<In, Out>(
   runBatch: (items: readonly In[]) => Promise<readonly Out[]>,
@@ -70,7 +71,7 @@ export function groupCommit<In, Out>(
   const settle = async (batch: readonly Pending<In, Out>[], span?: Span): Promise<void> => {
     try {
       const items = batch.map((pending) => pending.item);
-      // A batch of several runs under its span; one item again, under its own call's context.
+      // A batch runs under its span; an item run again alone (no span), under its own call's context.
       const opener = (batch[0] as Pending<In, Out>).context;
       const outcomes = await context.with(span === undefined ? opener : trace.setSpan(opener, span), () =>
         runBatch(items),

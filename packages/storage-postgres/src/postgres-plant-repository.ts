@@ -59,7 +59,7 @@ function activeTraceContext(): string | null {
 /** The events to record with an insert: the ids, and the trace context of each at the same place. */
 interface Recording {
   readonly ids: readonly bigint[];
-  readonly traceContexts: readonly (string | null)[];
+  readonly traceContexts: (string | null)[];
 }
 
 /** Runs a compiled statement and answers its rows: kysely's executeQuery on the adapter's database. */
@@ -84,7 +84,7 @@ function insertStatement(sent: readonly NewPlant[], recording: Recording): Compi
         names,
         tags,
         recordFor: recording.ids.map((id) => id.toString()),
-        traceContexts: [...recording.traceContexts],
+        traceContexts: recording.traceContexts,
       });
 }
 

@@ -1,4 +1,12 @@
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import {
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_QUERY_SUMMARY,
@@ -51,12 +59,15 @@ const TRANSACTION_STATEMENTS = {
 } as const;
 
 /**
- * A span for a statement, or none when no span is active: a statement outside any traced work (the
- * migrations at start, a relay nobody traces) makes no trace of its own.
+ * The context to start a statement's span in, or none when no span is active: a statement outside
+ * any traced work (the migrations at start, a relay nobody traces) makes no trace of its own.
  */
-function startStatementSpan(connection: TracedConnection, statement: Attributes): Span | undefined {
+function tracedParent(): Context | undefined {
   const parent = context.active();
-  if (trace.getSpan(parent) === undefined) return undefined;
+  return trace.getSpan(parent) === undefined ? undefined : parent;
+}
+
+function startStatementSpan(parent: Context, connection: TracedConnection, statement: Attributes): Span {
   return trace
     .getTracer(PACKAGE_NAME, PACKAGE_VERSION)
     .startSpan(
@@ -88,8 +99,17 @@ function endFailed(span: Span, error: unknown): void {
   span.end();
 }
 
-async function traced<T>(span: Span | undefined, run: () => Promise<T>): Promise<T> {
-  if (span === undefined) return run();
+/** Runs `run` under a statement span when one is active; otherwise just runs it, adding no promise. */
+function traced<T>(
+  connection: TracedConnection,
+  statement: () => Attributes,
+  run: () => Promise<T>,
+): Promise<T> {
+  const parent = tracedParent();
+  return parent === undefined ? run() : endAfter(startStatementSpan(parent, connection, statement()), run);
+}
+
+async function endAfter<T>(span: Span, run: () => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await run();
@@ -112,8 +132,11 @@ class TracedConnection implements DatabaseConnection {
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery, options?: Parameters<DatabaseConnection['executeQuery']>[1]) {
-    const span = startStatementSpan(this, describe(compiledQuery));
-    return traced(span, () => this.inner.executeQuery<R>(compiledQuery, options));
+    return traced(
+      this,
+      () => describe(compiledQuery),
+      () => this.inner.executeQuery<R>(compiledQuery, options),
+    );
   }
 
   async *streamQuery<R>(
@@ -121,7 +144,8 @@ class TracedConnection implements DatabaseConnection {
     chunkSize: number,
     options?: Parameters<DatabaseConnection['streamQuery']>[2],
   ): AsyncIterableIterator<QueryResult<R>> {
-    const span = startStatementSpan(this, describe(compiledQuery));
+    const parent = tracedParent();
+    const span = parent && startStatementSpan(parent, this, describe(compiledQuery));
     try {
       yield* this.inner.streamQuery<R>(compiledQuery, chunkSize, options);
     } catch (error) {
@@ -162,18 +186,27 @@ class TracedDriver implements Driver {
   }
 
   beginTransaction(connection: TracedConnection, settings: TransactionSettings): Promise<void> {
-    const span = startStatementSpan(connection, TRANSACTION_STATEMENTS.begin);
-    return traced(span, () => this.#inner.beginTransaction(connection.inner, settings));
+    return traced(
+      connection,
+      () => TRANSACTION_STATEMENTS.begin,
+      () => this.#inner.beginTransaction(connection.inner, settings),
+    );
   }
 
   commitTransaction(connection: TracedConnection): Promise<void> {
-    const span = startStatementSpan(connection, TRANSACTION_STATEMENTS.commit);
-    return traced(span, () => this.#inner.commitTransaction(connection.inner));
+    return traced(
+      connection,
+      () => TRANSACTION_STATEMENTS.commit,
+      () => this.#inner.commitTransaction(connection.inner),
+    );
   }
 
   rollbackTransaction(connection: TracedConnection): Promise<void> {
-    const span = startStatementSpan(connection, TRANSACTION_STATEMENTS.rollback);
-    return traced(span, () => this.#inner.rollbackTransaction(connection.inner));
+    return traced(
+      connection,
+      () => TRANSACTION_STATEMENTS.rollback,
+      () => this.#inner.rollbackTransaction(connection.inner),
+    );
   }
 
   // Savepoints run as statements on the connection given: the traced one, so they are spans too.
