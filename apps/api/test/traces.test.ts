@@ -14,7 +14,6 @@ import {
   type Received,
   type ReceivedSpan,
   randomPlantId,
-  spanTree,
   startOtlpReceiver,
   startTestReceiver,
   type TestReceiver,
@@ -150,7 +149,10 @@ describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, pr
     const id = randomPlantId();
     const created = await service.request('/plants', { method: 'POST', body: createBody(id) });
     expect(created.status).toBe(200);
-    const spans = await service.trace(created.traceId, (trace) => database === undefined || trace.length > 1);
+    const spans = await service.trace(
+      created.traceId,
+      (trace) => database === undefined || trace.some((span) => span.name === 'group commit'),
+    );
     const server = serverSpanOf(spans);
     expect(server).toMatchObject({
       name: 'POST /plants',
@@ -167,10 +169,20 @@ describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, pr
     });
     expect(server.attributes['error.type']).toBeUndefined();
     if (database !== undefined) {
-      const statements = spans.filter((span) => span.kind === 'CLIENT');
-      expect(statements.length).toBeGreaterThan(0);
-      for (const statement of statements)
-        expect(statement.attributes).toMatchObject({ 'db.system.name': 'postgresql' });
+      // The INSERT ran in a group commit batch the create opened (alone, it served only this create).
+      const batch = spans.find((span) => span.parentSpanId === server.spanId && span.name === 'group commit');
+      expect(batch).toMatchObject({ kind: 'INTERNAL', attributes: { 'db.operation.batch.size': 1n } });
+      expect(batch?.links).toEqual([
+        expect.objectContaining({ traceId: created.traceId, spanId: server.spanId }),
+      ]);
+      const statements = spans.filter((span) => span.parentSpanId === batch?.spanId);
+      expect(statements.map((span) => [span.kind, span.name])).toEqual([
+        ['CLIENT', 'INSERT plants INSERT plant_events SELECT inserted SELECT inserted'],
+      ]);
+      expect(statements[0]?.attributes).toMatchObject({
+        'db.system.name': 'postgresql',
+        'db.query.text': expect.stringContaining('insert into "plants"'),
+      });
     }
     // The request's log line names the trace and the span.
     const line = service.run
@@ -215,10 +227,25 @@ describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, pr
     const read = await service.request(`/plants/${id}`);
     const list = await service.request('/plants?limit=2');
     expect([read.status, list.status]).toEqual([200, 200]);
-    const readSpan = serverSpanOf(await service.trace(read.traceId));
+    const readSpans = await service.trace(
+      read.traceId,
+      (trace) => database === undefined || trace.length > 1,
+    );
+    const readSpan = serverSpanOf(readSpans);
     expect(readSpan.name).toBe('GET /plants/{id}');
     expect(readSpan.attributes).toMatchObject({ 'http.route': '/plants/{id}', 'url.path': `/plants/${id}` });
-    const listSpan = serverSpanOf(await service.trace(list.traceId));
+    const listSpans = await service.trace(
+      list.traceId,
+      (trace) => database === undefined || trace.length > 1,
+    );
+    const listSpan = serverSpanOf(listSpans);
+    // Each is one statement (the list page's subqueries are summarised once).
+    const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
+      spans.filter((span) => span.parentSpanId === parent.spanId).map((span) => `${span.kind} ${span.name}`);
+    expect(childrenOf(readSpans, readSpan)).toEqual(database === undefined ? [] : ['CLIENT SELECT plants']);
+    expect(childrenOf(listSpans, listSpan)).toEqual(
+      database === undefined ? [] : ['CLIENT SELECT plants SELECT plants'],
+    );
     expect(listSpan.name).toBe('GET /plants');
     // The query is not the path.
     expect(listSpan.attributes).toMatchObject({ 'http.route': '/plants', 'url.path': '/plants' });

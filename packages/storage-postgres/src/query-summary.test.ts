@@ -25,6 +25,12 @@ describe('summarizeSql', () => {
       'SELECT t',
     ],
     ['no operation of its own', 'create index plants_page on plants (id)', 'CREATE'],
+    ['the list page (nested selects)', LIST_AFTER.sql, 'SELECT plants SELECT plants'],
+    [
+      'selects nested with no table between them',
+      'select * from (select * from (select id from plants) a) b',
+      'SELECT plants',
+    ],
   ])(
     'when the statement is %s, then the summary names its operations and tables in order',
     (_, text, summary) => {
@@ -36,6 +42,6 @@ describe('summarizeSql', () => {
     const summary = summarizeSql(Array.from({ length: 40 }, () => LIST_AFTER.sql).join('; '));
     expect(summary.length).toBeLessThanOrEqual(255);
     expect(summary.endsWith(' ')).toBe(false);
-    expect(summary.startsWith('SELECT SELECT')).toBe(true);
+    expect(summary.startsWith('SELECT plants SELECT plants')).toBe(true);
   });
 });

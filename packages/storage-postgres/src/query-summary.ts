@@ -29,7 +29,9 @@ export function summarizeSql(text: string): string {
     const word = (tokens[index] as string).toLowerCase();
     // FOR UPDATE and FOR NO KEY UPDATE lock rows: a clause of the SELECT, no operation of its own.
     if (word === 'update' && /^(for|key)$/i.test(tokens[index - 1] ?? '')) continue;
-    if (OPERATIONS.has(word)) parts.push(word.toUpperCase());
+    // Nested operations with no table between them (the list page's subqueries) say nothing more
+    // than the first: one, so that the span's name stays readable.
+    if (OPERATIONS.has(word) && parts.at(-1) !== word.toUpperCase()) parts.push(word.toUpperCase());
     if (!BEFORE_TARGET.has(word)) continue;
     let target = identifier(tokens[index + 1]);
     let next = index + 2;
