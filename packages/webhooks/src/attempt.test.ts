@@ -72,6 +72,7 @@ describe('attemptDelivery', () => {
       kind: 'failed',
       status,
       reason: `answered ${status}`,
+      errorType: String(status),
     });
   });
 
@@ -108,6 +109,7 @@ describe('attemptDelivery', () => {
         kind: 'failed',
         status,
         reason: `answered ${status}`,
+        errorType: String(status),
         retryAfterMs: 120_000,
       });
     },
@@ -127,7 +129,7 @@ describe('attemptDelivery', () => {
       { url: receiver.url, eventId: 'e', body },
       { keys, timeoutMs: 300 },
     );
-    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'no answer in time' });
+    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'no answer in time', errorType: 'timeout' });
     expect(performance.now() - started).toBeGreaterThanOrEqual(250);
   });
 
@@ -165,7 +167,7 @@ describe('attemptDelivery', () => {
       { url: `http://127.0.0.1:${port}/`, eventId: 'e', body },
       { keys, timeoutMs: 5_000 },
     );
-    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'ECONNREFUSED' });
+    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'ECONNREFUSED', errorType: 'ECONNREFUSED' });
   });
 });
 

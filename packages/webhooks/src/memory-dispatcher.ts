@@ -1,3 +1,4 @@
+import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { PlantEventOutbox } from '@plant-store/domain';
 import {
   attemptJob,
@@ -8,6 +9,8 @@ import {
   type WebhookObserver,
 } from './deliveries.ts';
 import { startRelayLoop } from './relay-loop.ts';
+import { ATTR_WEBHOOK_EVENT_COUNT } from './semconv.ts';
+import { inSpan, linksTo } from './tracing.ts';
 
 /** Attempts under way at once, at most: a flood of creates does not open a socket each. */
 const MAX_IN_FLIGHT = 32;
@@ -54,7 +57,11 @@ export function startMemoryDispatcher(
       const key = ready.shift() as symbol;
       const entry = waiting.get(key);
       if (!entry) continue;
-      const attempt = attemptJob(config, entry.job, observer, stopping.signal)
+      // Whichever callback freed the slot is no parent of this attempt: only its job's trace context is.
+      const attempt = context
+        .with(trace.deleteSpan(context.active()), () =>
+          attemptJob(config, entry.job, observer, stopping.signal),
+        )
         .then((step) => {
           // Abandoned at stop: still waiting, as the events are, until the process ends.
           if (step.kind === 'abandoned') return;
@@ -95,9 +102,21 @@ export function startMemoryDispatcher(
 
   const relay = startRelayLoop(
     (limit) =>
-      outbox.relay(limit, async (events) => {
-        for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
-      }),
+      outbox.relay(limit, (events) =>
+        // INTERNAL: the events go to timers in this process, no message broker a PRODUCER would name.
+        inSpan(
+          'webhook relay',
+          {
+            kind: SpanKind.INTERNAL,
+            root: true,
+            links: linksTo(events.map(({ id, traceContext }) => ({ eventId: id, traceContext }))),
+            attributes: { [ATTR_WEBHOOK_EVENT_COUNT]: events.length },
+          },
+          async () => {
+            for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
+          },
+        ),
+      ),
     onError,
     undefined,
     () => {

@@ -1,3 +1,5 @@
+import { context, trace } from '@opentelemetry/api';
+
 export const RELAY_BATCH = 500;
 const RELAY_INTERVAL_MS = 1_000;
 /**
@@ -49,13 +51,17 @@ export function startRelayLoop(
     });
   };
 
+  // A kick comes from a create's request, but the relay it starts serves every create of the window:
+  // it runs outside that request's span (a timer would keep it current).
+  const runDetached = (): void => context.with(trace.deleteSpan(context.active()), run);
+
   const schedule = (delayMs: number): void => {
     if (stopped || scheduled) return;
     if (running) {
       again = true;
       return;
     }
-    scheduled = setTimeout(run, delayMs);
+    scheduled = setTimeout(runDetached, delayMs);
   };
 
   const timer = setInterval(() => schedule(0), RELAY_INTERVAL_MS);
