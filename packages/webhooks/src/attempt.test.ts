@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { eventually, newSecret, startTestReceiver, type TestReceiver } from '@plant-store/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptDelivery, parseRetryAfter } from './attempt.ts';
+import { attemptJob } from './deliveries.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 
 const secret = newSecret();
@@ -168,6 +169,45 @@ describe('attemptDelivery', () => {
       { keys, timeoutMs: 5_000 },
     );
     expect(outcome).toStrictEqual({ kind: 'failed', reason: 'ECONNREFUSED', errorType: 'ECONNREFUSED' });
+  });
+});
+
+describe('attemptJob with no tracing registered', () => {
+  it('when the job carries the trace context of its create, then the request still carries only the signed headers', async () => {
+    receiver = await startTestReceiver([secret]);
+    const headers: string[][] = [];
+    receiver.answer = (request, response) => {
+      headers.push(Object.keys(request.headers).sort());
+      response.writeHead(204).end();
+    };
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const step = await attemptJob(
+      { urls: [receiver.url], keys, schedule: [], timeoutMs: 5_000 },
+      {
+        eventId: 'evt_untraced',
+        url: receiver.url,
+        body,
+        recordedAt: new Date().toISOString(),
+        attempt: 0,
+        traceContext: { traceparent, tracestate: 'store=plants' },
+      },
+      { delivered: () => {}, attemptFailed: () => {}, gone: () => {}, dead: () => {}, abandoned: () => {} },
+    );
+    expect(step).toStrictEqual({ kind: 'done' });
+    expect(headers).toStrictEqual([
+      [
+        'connection',
+        'content-length',
+        'content-type',
+        'host',
+        'user-agent',
+        'webhook-id',
+        'webhook-signature',
+        'webhook-timestamp',
+      ],
+    ]);
+    expect(receiver.received[0]?.traceparent).toBeUndefined();
+    expect(receiver.verified()).toHaveLength(1);
   });
 });
 

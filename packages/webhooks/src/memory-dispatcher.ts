@@ -1,4 +1,4 @@
-import { context, SpanKind, trace } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { PlantEventOutbox } from '@plant-store/domain';
 import {
   attemptJob,
@@ -8,9 +8,7 @@ import {
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
-import { startRelayLoop } from './relay-loop.ts';
-import { ATTR_WEBHOOK_EVENT_COUNT } from './semconv.ts';
-import { inSpan, linksTo } from './tracing.ts';
+import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
 
 /** Attempts under way at once, at most: a flood of creates does not open a socket each. */
 const MAX_IN_FLIGHT = 32;
@@ -59,9 +57,7 @@ export function startMemoryDispatcher(
       if (!entry) continue;
       // Whichever callback freed the slot is no parent of this attempt: only its job's trace context is.
       const attempt = context
-        .with(trace.deleteSpan(context.active()), () =>
-          attemptJob(config, entry.job, observer, stopping.signal),
-        )
+        .with(ROOT_CONTEXT, () => attemptJob(config, entry.job, observer, stopping.signal))
         .then((step) => {
           // Abandoned at stop: still waiting, as the events are, until the process ends.
           if (step.kind === 'abandoned') return;
@@ -103,19 +99,9 @@ export function startMemoryDispatcher(
   const relay = startRelayLoop(
     (limit) =>
       outbox.relay(limit, (events) =>
-        // INTERNAL: the events go to timers in this process, no message broker a PRODUCER would name.
-        inSpan(
-          'webhook relay',
-          {
-            kind: SpanKind.INTERNAL,
-            root: true,
-            links: linksTo(events.map(({ id, traceContext }) => ({ eventId: id, traceContext }))),
-            attributes: { [ATTR_WEBHOOK_EVENT_COUNT]: events.length },
-          },
-          async () => {
-            for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
-          },
-        ),
+        inRelaySpan(events, async () => {
+          for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
+        }),
       ),
     onError,
     undefined,

@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { SpanKind } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import type { PlantEventOutbox, RecordedEvent } from '@plant-store/domain';
 import {
   type ConstructorOptions,
@@ -19,18 +19,8 @@ import {
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
-import { startRelayLoop } from './relay-loop.ts';
-import {
-  ATTR_MESSAGING_BATCH_MESSAGE_COUNT,
-  ATTR_MESSAGING_DESTINATION_NAME,
-  ATTR_MESSAGING_OPERATION_NAME,
-  ATTR_MESSAGING_OPERATION_TYPE,
-  ATTR_MESSAGING_SYSTEM_NAME,
-  ATTR_WEBHOOK_EVENT_COUNT,
-  MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
-  MESSAGING_OPERATION_TYPE_VALUE_SEND,
-} from './semconv.ts';
-import { inSpan, linksTo } from './tracing.ts';
+import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
+import { linksTo } from './tracing.ts';
 
 /** The queue of attempts to make: one job per event, URL and attempt. */
 export const DELIVERY_QUEUE = 'plant-webhook-deliveries';
@@ -42,21 +32,6 @@ const BATCH_SIZE = 50;
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
 /** How long past stop's grace pg-boss waits for a handler before it fails the handler's jobs itself. */
 const BACKSTOP_MS = 500;
-
-/** Not a value the messaging conventions register (none names pg-boss): their rule for others, its own name. */
-const MESSAGING_SYSTEM = 'pg-boss';
-
-/** The messaging conventions' attributes of an operation on the delivery queue. */
-function queueAttributes(operation: 'send' | 'process', messages: number) {
-  return {
-    [ATTR_MESSAGING_SYSTEM_NAME]: MESSAGING_SYSTEM,
-    [ATTR_MESSAGING_DESTINATION_NAME]: DELIVERY_QUEUE,
-    [ATTR_MESSAGING_OPERATION_TYPE]:
-      operation === 'send' ? MESSAGING_OPERATION_TYPE_VALUE_SEND : MESSAGING_OPERATION_TYPE_VALUE_PROCESS,
-    [ATTR_MESSAGING_OPERATION_NAME]: operation,
-    [ATTR_MESSAGING_BATCH_MESSAGE_COUNT]: messages,
-  };
-}
 
 /** Where pg-boss keeps its tables: beside the store's own schema, never in it. */
 export function jobQueueSchema(storeSchema: string): string {
@@ -112,6 +87,9 @@ function bossOn(
       ? { connectionString: database.connectionString, max: poolSize }
       : { db: fromPglite(database.pglite), backend: 'pglite' as const }),
     schema: jobQueueSchema(storeSchema),
+    // pg-boss's own spans (send, process, settle) continue from the span that queued each job: a
+    // retry's from the batch whose attempt failed, a first attempt's from its relay.
+    openTelemetry: { propagateContext: true },
     ...options,
   });
 }
@@ -192,37 +170,28 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
         // An abandoned attempt fails its job alone, which pg-boss retries; the rest of the batch completes.
         perJobResults: true,
       },
-      (jobs): Promise<JobResult[]> =>
-        // A root of its own, linked to each job's create: a batch serves many traces, and pg-boss
-        // calls it from whatever context its poll or a notify happened to run in.
-        inSpan(
-          `process ${DELIVERY_QUEUE}`,
-          {
-            kind: SpanKind.CONSUMER,
-            root: true,
-            links: linksTo(jobs.map((job) => job.data)),
-            attributes: queueAttributes('process', jobs.length),
-          },
-          async () => {
-            const steps = await Promise.all(
-              jobs.map((job) =>
-                attemptJob(config, job.data, observer, AbortSignal.any([job.signal, stopping.signal])),
-              ),
-            );
-            // The follow-ups are written before the batch completes: a process killed between the two
-            // leaves its jobs to expire and run again, a duplicate (same webhook-id), never a loss.
-            await settle(steps);
-            return jobs.map((job, index) =>
-              steps[index]?.kind === 'abandoned'
-                ? {
-                    id: job.id,
-                    status: 'failed',
-                    output: { abandoned: 'the service stopped during the attempt' },
-                  }
-                : { id: job.id, status: 'completed' },
-            );
-          },
-        ),
+      async (jobs): Promise<JobResult[]> => {
+        // pg-boss runs this in its CONSUMER span (`process plant-webhook-deliveries`), linked to the
+        // jobs' sends: linked to their creates too, the batch is found from the events it delivered.
+        trace.getActiveSpan()?.addLinks(linksTo(jobs.map((job) => job.data)));
+        const steps = await Promise.all(
+          jobs.map((job) =>
+            attemptJob(config, job.data, observer, AbortSignal.any([job.signal, stopping.signal])),
+          ),
+        );
+        // The follow-ups are written before the batch completes: a process killed between the two
+        // leaves its jobs to expire and run again, a duplicate (same webhook-id), never a loss.
+        await settle(steps);
+        return jobs.map((job, index) =>
+          steps[index]?.kind === 'abandoned'
+            ? {
+                id: job.id,
+                status: 'failed',
+                output: { abandoned: 'the service stopped during the attempt' },
+              }
+            : { id: job.id, status: 'completed' },
+        );
+      },
     );
   }
 
@@ -231,26 +200,12 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
     outbox && options.work !== false
       ? startRelayLoop(
           (limit) =>
-            outbox.relay(limit, (events, tx) => {
-              const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
-              // PRODUCER: the jobs go to a queue another process may take them from. Linked, not a
-              // child: one relay carries the events of many creates.
-              return inSpan(
-                `send ${DELIVERY_QUEUE}`,
-                {
-                  kind: SpanKind.PRODUCER,
-                  root: true,
-                  links: linksTo(events.map(({ id, traceContext }) => ({ eventId: id, traceContext }))),
-                  attributes: {
-                    ...queueAttributes('send', jobs.length),
-                    [ATTR_WEBHOOK_EVENT_COUNT]: events.length,
-                  },
-                },
-                async () => {
-                  await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
-                },
-              );
-            }),
+            outbox.relay(limit, (events, tx) =>
+              inRelaySpan(events, async () => {
+                const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
+                await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
+              }),
+            ),
           onError,
           // Committed: the worker fetches them now rather than at its next poll.
           () => {
