@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { context, propagation, type SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { type PlantEventOutbox, type PlantStorage, plantCreated } from '@plant-store/domain';
+import {
+  type PlantEventOutbox,
+  type PlantStorage,
+  plantCreated,
+  type RecordedEvent,
+} from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import {
@@ -24,6 +29,7 @@ import {
   startPgBossDispatcher,
   type TransactionalEventOutbox,
 } from './pg-boss-dispatcher.ts';
+import { inRelaySpan } from './relay-loop.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 import type { TraceCarrier } from './tracing.ts';
 
@@ -424,6 +430,14 @@ describe('an attempt span', () => {
     expect(receiver.verified()).toHaveLength(1);
   });
 
+  it('when the recorded context is unreadable, then the attempt is a root of its own and sends its own traceparent', async () => {
+    receiver = await startTestReceiver([secret]);
+    await attemptJob(config(), job(receiver.url, { traceparent: '00-not-a-trace-01' }), silent);
+    const [attempt] = attempts() as [FinishedSpan];
+    expect(attempt.parentSpanContext).toBeUndefined();
+    expect(parsedTraceparent(receiver.received[0]?.traceparent)).toStrictEqual(idsOf(attempt.spanContext()));
+  });
+
   it('when the URL carries a user, a password and a query, then url.full shows none of their values', async () => {
     receiver = await startTestReceiver([secret]);
     const url = new URL(receiver.url);
@@ -469,5 +483,40 @@ describe('an attempt span', () => {
     const [attempt] = attempts() as [FinishedSpan];
     expect(attempt.attributes['error.type']).toBe('abandoned');
     expect(attempt.status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+describe('a relay span', () => {
+  const recorded = (id: string, traceContext?: TraceCarrier): RecordedEvent => ({
+    id,
+    recordedAt: new Date(),
+    event: plantCreated({ id: 1n, name: 'a' }),
+    ...(traceContext && { traceContext }),
+  });
+
+  it('when handing the events on fails, then the span is marked failed with the error class, and the failure passes on', async () => {
+    const refused = Object.assign(new Error('could not serialize access'), { code: '40001' });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await expect(
+      inRelaySpan([recorded('evt_a', { traceparent }), recorded('evt_b')], () => Promise.reject(refused)),
+    ).rejects.toBe(refused);
+    const [relay, ...more] = named('webhook relay');
+    expect(more).toStrictEqual([]);
+    expect(relay?.status).toStrictEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'could not serialize access',
+    });
+    expect(relay?.attributes).toStrictEqual({ 'plant_store.webhook.event_count': 2, 'error.type': '40001' });
+    // The event recorded with tracing off has nothing to link to.
+    expect(relay?.links.map((link) => link.attributes)).toStrictEqual([
+      { 'plant_store.webhook.event_id': 'evt_a' },
+    ]);
+  });
+
+  it('when there are no events, then it makes no span', async () => {
+    let handedOn = 0;
+    await inRelaySpan([], async () => void handedOn++);
+    expect(handedOn).toBe(1);
+    expect(tracing.spans()).toStrictEqual([]);
   });
 });
