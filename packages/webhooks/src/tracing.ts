@@ -18,8 +18,8 @@ import { ATTR_WEBHOOK_EVENT_ID } from './semconv.ts';
 const manifest = createRequire(import.meta.url)('../package.json') as { name: string; version: string };
 
 /**
- * Looked up at each use, not once at import: a ProxyTracer taken before a provider is registered
- * (or registered again, as tests do) would stay a no-op.
+ * Looked up at each use, not once at import: a tracer kept from before `trace.disable()` (which
+ * replaces the API's proxy, as a stopped and restarted tracing does) would stay a no-op.
  */
 export function tracer(): Tracer {
   return trace.getTracer(manifest.name, manifest.version);
