@@ -60,6 +60,14 @@ describe('loadConfig', () => {
       webhookRetrySchedule: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
       webhookTimeoutMs: 10_000,
       webhookMemoryBacklog: 10_000,
+      otlpEndpoint: undefined,
+      otlpTracesEndpoint: undefined,
+      otlpProtocol: 'http/protobuf',
+      otlpTracesProtocol: undefined,
+      otelServiceName: 'plant-store',
+      tracesSampler: 'parentbased_always_on',
+      tracesSamplerArg: 1,
+      otelSdkDisabled: false,
     });
   });
 
@@ -94,6 +102,14 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_SCHEDULE: '1s,90s',
       WEBHOOK_TIMEOUT_MS: '2500',
       WEBHOOK_MEMORY_BACKLOG: '250000',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/v1/traces',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'HTTP/Protobuf',
+      OTEL_SERVICE_NAME: 'plants-eu',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_SDK_DISABLED: 'TRUE',
     });
     expect(config).toEqual({
       port: 8080,
@@ -127,6 +143,14 @@ describe('loadConfig', () => {
       webhookRetrySchedule: [1_000, 90_000],
       webhookTimeoutMs: 2500,
       webhookMemoryBacklog: 250_000,
+      otlpEndpoint: 'http://collector:4318',
+      otlpTracesEndpoint: 'https://traces.example.com/v1/traces',
+      otlpProtocol: 'http/json',
+      otlpTracesProtocol: 'http/protobuf',
+      otelServiceName: 'plants-eu',
+      tracesSampler: 'parentbased_traceidratio',
+      tracesSamplerArg: 0.25,
+      otelSdkDisabled: true,
     });
   });
 
@@ -439,6 +463,35 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '5s,1d' })).toThrow(
         'WEBHOOK_RETRY_SCHEDULE must be waits such as 5s,5m,2h: "1d" is not a wait',
       );
+    });
+  });
+
+  describe('traces (OTEL_*)', () => {
+    it.each([
+      ['OTEL_EXPORTER_OTLP_PROTOCOL', 'grpc', 'must be one of http/protobuf, http/json, not "grpc"'],
+      ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'http', 'must be one of http/protobuf, http/json, not "http"'],
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'collector:4318', 'must be an http or https URL, not "collector:4318"'],
+      [
+        'OTEL_TRACES_SAMPLER',
+        'ratio',
+        'must be one of parentbased_always_on, parentbased_always_off, parentbased_traceidratio, always_on, always_off, traceidratio, not "ratio"',
+      ],
+      ['OTEL_TRACES_SAMPLER_ARG', '1.5', 'must be a number from 0 to 1, not "1.5"'],
+      ['OTEL_TRACES_SAMPLER_ARG', '-0.1', 'must be a number from 0 to 1, not "-0.1"'],
+      ['OTEL_TRACES_SAMPLER_ARG', '10%', 'must be a number from 0 to 1, not "10%"'],
+      ['OTEL_SDK_DISABLED', 'yes', 'must be true or false, not "yes"'],
+    ])('when %s is %s, then it is refused', (variable, value, message) => {
+      expect(problemsOf({ [variable]: value })).toEqual([`${variable} ${message}`]);
+    });
+
+    it.each([
+      ['0', 0],
+      ['.5', 0.5],
+      ['0.1', 0.1],
+      ['1', 1],
+      ['1.0', 1],
+    ])('when OTEL_TRACES_SAMPLER_ARG is %s, then the ratio is %s', (written, ratio) => {
+      expect(loadConfig({ OTEL_TRACES_SAMPLER_ARG: written }).tracesSamplerArg).toBe(ratio);
     });
   });
 

@@ -421,6 +421,9 @@ describe('request ids and logs', () => {
       status: 200,
       durationMs: expect.any(Number),
     });
+    // Tracing is off (no OTLP endpoint): the line has no trace ids.
+    expect(line).not.toHaveProperty('trace_id');
+    expect(line).not.toHaveProperty('span_id');
   });
 
   it.each([

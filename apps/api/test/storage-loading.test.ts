@@ -43,4 +43,13 @@ describe('which storage and tracing code the service loads', () => {
     expect(packages).toContain('@opentelemetry/sdk-node');
     expect(packages).toContain('@opentelemetry/exporter-trace-otlp-proto');
   });
+
+  it('when OTEL_SDK_DISABLED is true, then an OTLP endpoint loads no SDK either', async () => {
+    const packages = await packagesLoadedBy({
+      DATABASE_URL: 'memory:',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:9/v1/traces',
+      OTEL_SDK_DISABLED: 'true',
+    });
+    expect(packages).not.toContain('@opentelemetry/sdk-node');
+  });
 });

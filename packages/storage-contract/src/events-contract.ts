@@ -1,5 +1,6 @@
-import { type PlantStorage, plantCreated, type RecordedEvent } from '@plant-store/domain';
-import { randomPlantId } from '@plant-store/test-support';
+import { type Span, trace } from '@opentelemetry/api';
+import { type NewPlant, type PlantStorage, plantCreated, type RecordedEvent } from '@plant-store/domain';
+import { randomPlantId, startInMemoryTracing } from '@plant-store/test-support';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 /** Takes every event the outbox holds now, oldest first. */
@@ -12,6 +13,21 @@ async function drain(storage: PlantStorage): Promise<RecordedEvent[]> {
 }
 
 const plantsOf = (events: readonly RecordedEvent[]) => events.map((recorded) => recorded.event.plant);
+
+/** The traceparent of a span's context, as W3C propagation writes it (sampled). */
+const traceparentOf = (span: Span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`;
+
+/** Creates `plant` with its event inside a span of its own, and answers that span. */
+async function createInSpan(storage: PlantStorage, plant: NewPlant): Promise<Span> {
+  return trace.getTracer('@plant-store/storage-contract').startActiveSpan('create', async (span) => {
+    try {
+      await storage.plants.insertIfAbsent(plant, plantCreated(plant));
+      return span;
+    } finally {
+      span.end();
+    }
+  });
+}
 
 /**
  * The outbox: an insert that stores a plant records its event in the same step, nothing else does,
@@ -81,6 +97,43 @@ export function describeEventsContract(open: () => Promise<PlantStorage>, durabl
     const recorded = plantsOf(await drain(store()));
     const byId = (a: { id: bigint }, b: { id: bigint }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     expect([...recorded].sort(byId)).toStrictEqual([...stored].sort(byId));
+  });
+
+  it('when tracing is off, then an event carries no trace context', async () => {
+    const plant = { id: randomPlantId(), name: 'untraced' };
+    await store().plants.insertIfAbsent(plant, plantCreated(plant));
+    const [event] = await drain(store());
+    expect(event?.event.plant).toStrictEqual(plant);
+    expect(event?.traceContext).toBeUndefined();
+  });
+
+  it('when a plant is created under a span, then its event carries that span as its traceparent', async () => {
+    const tracing = startInMemoryTracing();
+    try {
+      const plant = { id: randomPlantId(), name: 'traced', tag: 'x' };
+      const span = await createInSpan(store(), plant);
+      const events = await drain(store());
+      expect(plantsOf(events)).toStrictEqual([plant]);
+      expect(events[0]?.traceContext).toStrictEqual({ traceparent: traceparentOf(span) });
+    } finally {
+      await tracing.stop();
+    }
+  });
+
+  it('when creates race, each under a span of its own, then each event carries its own create, not another', async () => {
+    const tracing = startInMemoryTracing();
+    try {
+      const plants = Array.from({ length: 12 }, (_, i) => ({ id: randomPlantId(), name: `traced ${i}` }));
+      const spans = await Promise.all(plants.map((plant) => createInSpan(store(), plant)));
+      const expected = new Map(plants.map((plant, index) => [plant.id, traceparentOf(spans[index] as Span)]));
+      const events = await drain(store());
+      expect(events).toHaveLength(plants.length);
+      for (const event of events) {
+        expect(event.traceContext).toStrictEqual({ traceparent: expected.get(event.event.plant.id) });
+      }
+    } finally {
+      await tracing.stop();
+    }
   });
 
   it('when a forward fails, then its events stay, and the next relay hands on the same events', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context, propagation } from '@opentelemetry/api';
 import {
   type PlantEventOutbox,
   type PlantRepository,
@@ -20,6 +21,11 @@ export interface MemoryPlantStorageOptions {
 }
 
 const DEFAULT_MAX_WAITING_EVENTS = 10_000;
+
+function hasAny(carrier: Record<string, string>): boolean {
+  for (const _ in carrier) return true;
+  return false;
+}
 
 /**
  * An outbox in memory: events wait in the order they were recorded, at most `capacity` of them. A
@@ -43,7 +49,11 @@ function createMemoryOutbox(
           `${capacity} events are waiting in memory for their webhook delivery: no more can be kept`,
         );
       }
-      waiting.push({ id: randomUUID(), recordedAt: new Date(), event });
+      // Recorded in the create's own synchronous step: the active context is the caller's.
+      const traceContext: Record<string, string> = {};
+      propagation.inject(context.active(), traceContext);
+      const recorded: RecordedEvent = { id: randomUUID(), recordedAt: new Date(), event };
+      waiting.push(hasAny(traceContext) ? { ...recorded, traceContext } : recorded);
     },
     outbox: {
       async relay(limit, forward) {

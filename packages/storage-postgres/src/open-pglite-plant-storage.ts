@@ -1,11 +1,17 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
+import {
+  ATTR_DB_NAMESPACE,
+  ATTR_DB_SYSTEM_NAME,
+  DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+} from '@opentelemetry/semantic-conventions';
 import { Kysely, PGliteDialect } from 'kysely';
 import { type DataFolderLock, lockDataFolder } from './data-folder-lock.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 import { openSqlPlantStorage, type SqlPlantStorage } from './sql-plant-storage.ts';
+import { tracedDialect } from './traced-dialect.ts';
 
 export interface PglitePlantStorageOptions {
   /** Folder of the database files, created if missing. Absent: the database lives in memory only. */
@@ -62,7 +68,12 @@ export async function openPglitePlantStorage(
     pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
     // Kysely's own dialect, on PGlite's public query() and transaction(): each statement is parsed and
     // planned on every call (no named statements), the price of one execution path (bench/PROFILE.md).
-    const dialect = new PGliteDialect({ pglite });
+    // PostgreSQL in the process: its one database, no server to name.
+    const attributes = {
+      [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+      [ATTR_DB_NAMESPACE]: 'postgres',
+    };
+    const dialect = tracedDialect(new PGliteDialect({ pglite }), { connectionAttributes: () => attributes });
     storage = await openSqlPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
       events: options.events === true,

@@ -2,9 +2,10 @@ import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { PlantDatabase } from './plant-database.ts';
 import { PLANT_STATEMENT_NAMES } from './plant-statements.ts';
-import { PooledPostgresDialect } from './pooled-postgres-dialect.ts';
+import { PooledPostgresDialect, pooledConnectionAttributes } from './pooled-postgres-dialect.ts';
 import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 import { openSqlPlantStorage, type SqlPlantStorage } from './sql-plant-storage.ts';
+import { tracedDialect } from './traced-dialect.ts';
 
 export interface PostgresPlantStorageOptions {
   /** `postgres://user:password@host:port/database`; libpq `options` (e.g. `-c search_path=...`) are passed on. */
@@ -86,10 +87,13 @@ export async function openPostgresPlantStorage(
   // Unheard, either crashes the process. pg drops a broken client and opens a new one later.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const dialect = new PooledPostgresDialect({
-    pool,
-    ...(options.preparedStatements === false ? {} : { statementNames: PLANT_STATEMENT_NAMES }),
-  });
+  const dialect = tracedDialect(
+    new PooledPostgresDialect({
+      pool,
+      ...(options.preparedStatements === false ? {} : { statementNames: PLANT_STATEMENT_NAMES }),
+    }),
+    { connectionAttributes: pooledConnectionAttributes },
+  );
   const storage = await openSqlPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
     groupCommit: options.groupCommit === false ? false : { maxConcurrentBatches: 2, ...options.groupCommit },
     events: options.events === true,

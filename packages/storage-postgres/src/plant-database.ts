@@ -17,6 +17,8 @@ export interface PlantEventsTable {
   name: string;
   tag: string | null;
   recorded_at: Generated<Date>;
+  /** The W3C carrier of the create that recorded it; NULL when it was not traced. */
+  trace_context: Record<string, string> | null;
 }
 
 /** The tables of the plant store, for `Kysely<PlantDatabase>`. */

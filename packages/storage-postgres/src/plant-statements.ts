@@ -94,33 +94,53 @@ export const INSERT_PLANTS = statement<PlantArrays>()('plant_store_insert_plants
     .returning('id'),
 );
 
+// A trace context (the W3C carrier as JSON) is sent as text and made jsonb by the server: a driver
+// that serialises jsonb parameters itself (PGlite) would otherwise encode the JSON text once more.
+const traceContextOf = (text: RawBuilder<string | null>) =>
+  sql<Record<string, string> | null>`${text}::jsonb`.as('trace_context');
+
 // The same, with the outbox: a data-modifying CTE also writes the event of each of the ids in
-// `recordFor` that the INSERT stored, so a plant and its event commit (or not) together.
-export const INSERT_PLANTS_AND_EVENTS = statement<PlantArrays & { recordFor: Int8[] }>()(
-  'plant_store_insert_plants_and_events',
-  (value) =>
-    builder
-      .with('inserted', (db) =>
-        db
-          .insertInto('plants')
-          .columns(['id', 'name', 'tag'])
-          .expression((eb) => eb.selectFrom(unnestPlants(value)).selectAll())
-          .onConflict((oc) => oc.column('id').doNothing())
-          .returning(['id', 'name', 'tag']),
-      )
-      .with('recorded', (db) =>
-        db
-          .insertInto('plant_events')
-          .columns(['plant_id', 'name', 'tag'])
-          .expression(
-            db
-              .selectFrom('inserted')
-              .select(['id', 'name', 'tag'])
-              .where('id', '=', (eb) => eb.fn.any(sql<bigint[]>`${value('recordFor')}::int8[]`)),
-          ),
-      )
-      .selectFrom('inserted')
-      .select('id'),
+// `recordFor` that the INSERT stored, with the trace context at the same place of `traceContexts`,
+// so a plant and its event commit (or not) together.
+export const INSERT_PLANTS_AND_EVENTS = statement<
+  PlantArrays & { recordFor: Int8[]; traceContexts: (string | null)[] }
+>()('plant_store_insert_plants_and_events', (value) =>
+  builder
+    .with('inserted', (db) =>
+      db
+        .insertInto('plants')
+        .columns(['id', 'name', 'tag'])
+        .expression((eb) => eb.selectFrom(unnestPlants(value)).selectAll())
+        .onConflict((oc) => oc.column('id').doNothing())
+        .returning(['id', 'name', 'tag']),
+    )
+    .with('recorded', (db) =>
+      db
+        .insertInto('plant_events')
+        .columns(['plant_id', 'name', 'tag', 'trace_context'])
+        .expression(
+          db
+            .selectFrom('inserted')
+            .innerJoin(
+              sql<{
+                id: bigint;
+                trace_context: string | null;
+              }>`unnest(${value('recordFor')}::int8[], ${value('traceContexts')}::text[])`.as<'recording'>(
+                sql`recording(id, trace_context)`,
+              ),
+              'recording.id',
+              'inserted.id',
+            )
+            .select([
+              'inserted.id',
+              'inserted.name',
+              'inserted.tag',
+              traceContextOf(sql.ref<string | null>('recording.trace_context')),
+            ]),
+        ),
+    )
+    .selectFrom('inserted')
+    .select('id'),
 );
 
 // A batch of one (every create without concurrency) as a one-row VALUES: the server runs it sooner
@@ -133,23 +153,29 @@ export const INSERT_PLANT = statement<OnePlant>()('plant_store_insert_plant', (v
     .returning('id'),
 );
 
-export const INSERT_PLANT_AND_EVENT = statement<OnePlant>()('plant_store_insert_plant_and_event', (value) =>
-  builder
-    .with('inserted', (db) =>
-      db
-        .insertInto('plants')
-        .values({ id: value('id'), name: value('name'), tag: value('tag') })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .returning(['id', 'name', 'tag']),
-    )
-    .with('recorded', (db) =>
-      db
-        .insertInto('plant_events')
-        .columns(['plant_id', 'name', 'tag'])
-        .expression(db.selectFrom('inserted').select(['id', 'name', 'tag'])),
-    )
-    .selectFrom('inserted')
-    .select('id'),
+export const INSERT_PLANT_AND_EVENT = statement<OnePlant & { traceContext: string | null }>()(
+  'plant_store_insert_plant_and_event',
+  (value) =>
+    builder
+      .with('inserted', (db) =>
+        db
+          .insertInto('plants')
+          .values({ id: value('id'), name: value('name'), tag: value('tag') })
+          .onConflict((oc) => oc.column('id').doNothing())
+          .returning(['id', 'name', 'tag']),
+      )
+      .with('recorded', (db) =>
+        db
+          .insertInto('plant_events')
+          .columns(['plant_id', 'name', 'tag', 'trace_context'])
+          .expression(
+            db
+              .selectFrom('inserted')
+              .select(['id', 'name', 'tag', traceContextOf(sql`${value('traceContext')}::text`)]),
+          ),
+      )
+      .selectFrom('inserted')
+      .select('id'),
 );
 
 export const FIND_BY_ID = statement<{ id: Int8 }>()('plant_store_find_by_id', (value) =>

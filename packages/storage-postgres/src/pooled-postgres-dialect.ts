@@ -1,3 +1,11 @@
+import type { Attributes } from '@opentelemetry/api';
+import {
+  ATTR_DB_NAMESPACE,
+  ATTR_DB_SYSTEM_NAME,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+} from '@opentelemetry/semantic-conventions';
 import {
   AbortedTransactionError,
   type CompiledQuery,
@@ -46,10 +54,18 @@ class PooledConnection implements DatabaseConnection {
   #broken = false;
   readonly #client: pg.PoolClient;
   readonly #statementNames: ReadonlyMap<string, string>;
+  /** Where the client went, as pg resolved it (connection string, PG* variables, defaults), for spans. */
+  readonly attributes: Attributes;
 
   constructor(client: pg.PoolClient, statementNames: ReadonlyMap<string, string>) {
     this.#client = client;
     this.#statementNames = statementNames;
+    this.attributes = {
+      [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
+      ...(client.database === undefined ? {} : { [ATTR_DB_NAMESPACE]: client.database }),
+      [ATTR_SERVER_ADDRESS]: client.host,
+      [ATTR_SERVER_PORT]: client.port,
+    };
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
@@ -92,6 +108,11 @@ class PooledConnection implements DatabaseConnection {
     this.#broken = false;
     this.#client.release(broken);
   }
+}
+
+/** The span attributes of a connection of PooledPostgresDialect: its database and server. */
+export function pooledConnectionAttributes(connection: DatabaseConnection): Attributes {
+  return connection instanceof PooledConnection ? connection.attributes : {};
 }
 
 /** The driver of PooledPostgresDialect, written as kysely's PostgresDriver: a connection object per pool client. */

@@ -132,6 +132,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           '0001_create_plants',
           '0002_create_plant_events',
           '0003_index_plant_pages',
+          '0004_keep_event_trace_context',
         ]);
       } finally {
         await Promise.all([first.close(), second.close()]);
@@ -156,6 +157,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           '0001_create_plants',
           '0002_create_plant_events',
           '0003_index_plant_pages',
+          '0004_keep_event_trace_context',
         ]);
       } finally {
         await fresh.cleanup();

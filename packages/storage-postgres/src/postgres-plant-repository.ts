@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import {
   type InsertOutcome,
   type NewPlant,
@@ -43,27 +44,48 @@ const MAX_INSERT_ROUNDS = 100;
 interface InsertItem {
   readonly plant: NewPlant;
   readonly created?: PlantCreated | undefined;
+  /** The caller's trace context as JSON, taken at the call (a batch runs in another context). */
+  readonly traceContext?: string | null;
+}
+
+/** The W3C carrier of the active context as JSON; null when it is empty (tracing off). */
+function activeTraceContext(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  for (const _ in carrier) return JSON.stringify(carrier);
+  return null;
+}
+
+/** The events to record with an insert: the ids, and the trace context of each at the same place. */
+interface Recording {
+  readonly ids: readonly bigint[];
+  readonly traceContexts: (string | null)[];
 }
 
 /** Runs a compiled statement and answers its rows: kysely's executeQuery on the adapter's database. */
 type Run = <Row>(query: CompiledQuery<Row>) => Promise<readonly Row[]>;
 
-function insertStatement(
-  sent: readonly NewPlant[],
-  recordFor: readonly bigint[],
-): CompiledQuery<{ id: bigint }> {
+function insertStatement(sent: readonly NewPlant[], recording: Recording): CompiledQuery<{ id: bigint }> {
   if (sent.length === 1) {
     const plant = sent[0] as NewPlant;
     const values = { id: plant.id.toString(), name: plant.name, tag: plant.tag ?? null };
-    // recordFor holds the plant's id exactly when its event is to be recorded.
-    return recordFor.length === 0 ? INSERT_PLANT.bind(values) : INSERT_PLANT_AND_EVENT.bind(values);
+    // recording holds the plant's id exactly when its event is to be recorded.
+    return recording.ids.length === 0
+      ? INSERT_PLANT.bind(values)
+      : INSERT_PLANT_AND_EVENT.bind({ ...values, traceContext: recording.traceContexts[0] ?? null });
   }
   const ids = sent.map((plant) => plant.id.toString());
   const names = sent.map((plant) => plant.name);
   const tags = sent.map((plant) => plant.tag ?? null);
-  return recordFor.length === 0
+  return recording.ids.length === 0
     ? INSERT_PLANTS.bind({ ids, names, tags })
-    : INSERT_PLANTS_AND_EVENTS.bind({ ids, names, tags, recordFor: recordFor.map((id) => id.toString()) });
+    : INSERT_PLANTS_AND_EVENTS.bind({
+        ids,
+        names,
+        tags,
+        recordFor: recording.ids.map((id) => id.toString()),
+        traceContexts: recording.traceContexts,
+      });
 }
 
 /**
@@ -88,12 +110,12 @@ async function insertBatch(
 
   // One statement decides: of racing inserts the primary key lets exactly one through, and
   // ON CONFLICT makes the others wait for it to commit, then do nothing. It resolves once committed.
-  const recordFor = recordEvents
-    ? [...firstOfId.values()]
-        .filter((index) => items[index]?.created)
-        .map((index) => plants[index]?.id as bigint)
-    : [];
-  const insertedRows = await run(insertStatement(sent, recordFor));
+  const recordedAt = recordEvents ? [...firstOfId.values()].filter((index) => items[index]?.created) : [];
+  const recording: Recording = {
+    ids: recordedAt.map((index) => plants[index]?.id as bigint),
+    traceContexts: recordedAt.map((index) => items[index]?.traceContext ?? null),
+  };
+  const insertedRows = await run(insertStatement(sent, recording));
   const inserted = new Set(insertedRows.map((row) => BigInt(row.id)));
 
   // A separate statement takes a fresh snapshot, so it sees the committed winners.
@@ -150,12 +172,14 @@ function toRecordedEvent(row: {
   plant_id: bigint;
   name: string;
   tag: string | null;
+  trace_context: Record<string, string> | null;
 }): RecordedEvent {
-  return {
+  const recorded: RecordedEvent = {
     id: row.event_id,
     recordedAt: new Date(row.recorded_at),
     event: { type: 'plant.created', plant: toNewPlant({ id: row.plant_id, name: row.name, tag: row.tag }) },
   };
+  return row.trace_context === null ? recorded : { ...recorded, traceContext: row.trace_context };
 }
 
 /** The outbox of a PostgreSQL store: its relay also hands `forward` the transaction, to write in it. */
@@ -178,7 +202,7 @@ export function createPostgresEventOutbox(db: Kysely<PlantDatabase>): PostgresEv
         db.transaction().execute(async (trx) => {
           const rows = await trx
             .selectFrom('plant_events')
-            .select(['seq', 'event_id', 'recorded_at', 'plant_id', 'name', 'tag'])
+            .select(['seq', 'event_id', 'recorded_at', 'plant_id', 'name', 'tag', 'trace_context'])
             .orderBy('seq')
             .limit(limit)
             .forUpdate()
@@ -227,7 +251,14 @@ export function createPostgresPlantRepository(
           retryAlone: (error) => !isUnavailableError(error),
         });
   return {
-    insertIfAbsent: (plant, created) => mapStorageErrors(() => insertOne({ plant, created })),
+    insertIfAbsent: (plant, created) =>
+      mapStorageErrors(() =>
+        insertOne(
+          recordEvents && created
+            ? { plant, created, traceContext: activeTraceContext() }
+            : { plant, created },
+        ),
+      ),
     findById: (id) =>
       mapStorageErrors(async () => {
         const [row] = await run(FIND_BY_ID.bind({ id: id.toString() }));

@@ -23,15 +23,19 @@ export interface InMemoryTracing {
  * `@opentelemetry/api` (every span sampled).
  */
 export function startInMemoryTracing(): InMemoryTracing {
-  // A test file that forgot to stop leaves its registration behind: start from none.
-  trace.disable();
-  context.disable();
-  propagation.disable();
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  // Registered into the API's proxy, as the SDK does: the tracers modules took when they were loaded
+  // (trace.getTracer at import) start recording. Only a registration left behind is undone first:
+  // that replaces the proxy, and tracers taken earlier would stay no-ops.
+  if (!trace.setGlobalTracerProvider(provider)) {
+    trace.disable();
+    trace.setGlobalTracerProvider(provider);
+  }
+  context.disable();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.disable();
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
   return {
     spans: () => exporter.getFinishedSpans(),
     reset: () => exporter.reset(),

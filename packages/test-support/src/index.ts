@@ -2,6 +2,14 @@ export { warnDidNotRun } from './did-not-run.ts';
 export { eventually } from './eventually.ts';
 export { freePort } from './free-port.ts';
 export { type InMemoryTracing, startInMemoryTracing } from './in-memory-tracing.ts';
+export {
+  type OtlpBehaviour,
+  type OtlpReceiver,
+  type ReceivedExport,
+  startOtlpReceiver,
+} from './otlp-receiver.ts';
+export type { Attributes, AttributeValue, ReceivedSpan, SpanKindName } from './otlp-spans.ts';
 export { createTestSchema, provideTestPostgres, type TestPostgres, withSearchPath } from './postgres.ts';
 export { randomPlantId } from './random-plant-id.ts';
+export { byName, childrenOf, spanTree } from './span-tree.ts';
 export { newSecret, type Received, startTestReceiver, type TestReceiver } from './webhook-receiver.ts';

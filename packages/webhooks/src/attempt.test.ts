@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import { eventually, newSecret, startTestReceiver, type TestReceiver } from '@plant-store/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptDelivery, parseRetryAfter } from './attempt.ts';
+import { attemptJob } from './deliveries.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 
 const secret = newSecret();
@@ -72,6 +73,7 @@ describe('attemptDelivery', () => {
       kind: 'failed',
       status,
       reason: `answered ${status}`,
+      errorType: String(status),
     });
   });
 
@@ -108,6 +110,7 @@ describe('attemptDelivery', () => {
         kind: 'failed',
         status,
         reason: `answered ${status}`,
+        errorType: String(status),
         retryAfterMs: 120_000,
       });
     },
@@ -127,7 +130,7 @@ describe('attemptDelivery', () => {
       { url: receiver.url, eventId: 'e', body },
       { keys, timeoutMs: 300 },
     );
-    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'no answer in time' });
+    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'no answer in time', errorType: 'timeout' });
     expect(performance.now() - started).toBeGreaterThanOrEqual(250);
   });
 
@@ -165,7 +168,46 @@ describe('attemptDelivery', () => {
       { url: `http://127.0.0.1:${port}/`, eventId: 'e', body },
       { keys, timeoutMs: 5_000 },
     );
-    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'ECONNREFUSED' });
+    expect(outcome).toStrictEqual({ kind: 'failed', reason: 'ECONNREFUSED', errorType: 'ECONNREFUSED' });
+  });
+});
+
+describe('attemptJob with no tracing registered', () => {
+  it('when the job carries the trace context of its create, then the request still carries only the signed headers', async () => {
+    receiver = await startTestReceiver([secret]);
+    const headers: string[][] = [];
+    receiver.answer = (request, response) => {
+      headers.push(Object.keys(request.headers).sort());
+      response.writeHead(204).end();
+    };
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const step = await attemptJob(
+      { urls: [receiver.url], keys, schedule: [], timeoutMs: 5_000 },
+      {
+        eventId: 'evt_untraced',
+        url: receiver.url,
+        body,
+        recordedAt: new Date().toISOString(),
+        attempt: 0,
+        traceContext: { traceparent, tracestate: 'store=plants' },
+      },
+      { delivered: () => {}, attemptFailed: () => {}, gone: () => {}, dead: () => {}, abandoned: () => {} },
+    );
+    expect(step).toStrictEqual({ kind: 'done' });
+    expect(headers).toStrictEqual([
+      [
+        'connection',
+        'content-length',
+        'content-type',
+        'host',
+        'user-agent',
+        'webhook-id',
+        'webhook-signature',
+        'webhook-timestamp',
+      ],
+    ]);
+    expect(receiver.received[0]?.traceparent).toBeUndefined();
+    expect(receiver.verified()).toHaveLength(1);
   });
 });
 

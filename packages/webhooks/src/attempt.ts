@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
+import { context, propagation } from '@opentelemetry/api';
 import { signatureHeader } from './signature.ts';
+import { errorTypeOf } from './tracing.ts';
 
 /** One delivery to send: the event's id is `webhook-id`, the same on every attempt. */
 export interface Delivery {
@@ -18,6 +20,8 @@ export type AttemptOutcome =
       readonly kind: 'failed';
       /** What went wrong, for the log: a status, a timeout, a refused connection. */
       readonly reason: string;
+      /** Its class, for a trace's `error.type`: the status as text, `timeout`, an errno code. */
+      readonly errorType: string;
       readonly status?: number;
       /** From a Retry-After header on 429 or 503. */
       readonly retryAfterMs?: number;
@@ -132,16 +136,20 @@ function post(
  */
 export async function attemptDelivery(delivery: Delivery, options: AttemptOptions): Promise<AttemptOutcome> {
   const timestamp = options.now?.() ?? Math.floor(Date.now() / 1000);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'plant-store-webhooks/1',
+    'webhook-id': delivery.eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signatureHeader(options.keys, delivery.eventId, timestamp, delivery.body),
+  };
+  // traceparent (and tracestate) of the span under way, so the receiver continues the trace; none
+  // when tracing is off. Outside the signature, which covers the id, the timestamp and the body.
+  propagation.inject(context.active(), headers);
   try {
     const { status, retryAfter } = await post(
       new URL(delivery.url),
-      {
-        'content-type': 'application/json',
-        'user-agent': 'plant-store-webhooks/1',
-        'webhook-id': delivery.eventId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(options.keys, delivery.eventId, timestamp, delivery.body),
-      },
+      headers,
       delivery.body,
       options.timeoutMs,
       options.signal,
@@ -149,11 +157,19 @@ export async function attemptDelivery(delivery: Delivery, options: AttemptOption
     if (status >= 200 && status < 300) return { kind: 'delivered', status };
     if (status === 410) return { kind: 'gone', status };
     const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(retryAfter) : undefined;
-    return retryAfterMs === undefined
-      ? { kind: 'failed', status, reason: `answered ${status}` }
-      : { kind: 'failed', status, reason: `answered ${status}`, retryAfterMs };
+    const failed = {
+      kind: 'failed',
+      status,
+      reason: `answered ${status}`,
+      errorType: String(status),
+    } as const;
+    return retryAfterMs === undefined ? failed : { ...failed, retryAfterMs };
   } catch (error) {
     if (error instanceof AttemptAbandonedError) return { kind: 'abandoned' };
-    return { kind: 'failed', reason: describe(error) };
+    return {
+      kind: 'failed',
+      reason: describe(error),
+      errorType: error instanceof AttemptTimeoutError ? 'timeout' : errorTypeOf(error),
+    };
   }
 }

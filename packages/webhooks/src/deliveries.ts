@@ -1,6 +1,8 @@
 import { type RecordedEvent, stringifyExactJson } from '@plant-store/domain';
 import { type AttemptOutcome, attemptDelivery } from './attempt.ts';
+import { inAttemptSpan } from './attempt-span.ts';
 import { nextRetryDelay } from './schedule.ts';
+import type { TraceCarrier } from './tracing.ts';
 
 /** What the service was told: where to deliver, how to sign, when to try again, how long to wait. */
 export interface WebhookConfig {
@@ -26,6 +28,11 @@ export interface DeliveryJob {
   readonly recordedAt: string;
   /** Attempts made before this one: 0 for the first. */
   readonly attempt: number;
+  /**
+   * The W3C trace context of the create that recorded the event (RecordedEvent.traceContext), kept
+   * through retries, the dead queue and a redelivery: every attempt continues that trace.
+   */
+  readonly traceContext?: TraceCarrier;
 }
 
 /** Told of every outcome: the service counts them in /metrics and logs them. */
@@ -58,7 +65,12 @@ export function firstAttempts(events: readonly RecordedEvent[], urls: readonly s
   return events.flatMap((recorded) => {
     const body = webhookBody(recorded);
     const recordedAt = recorded.recordedAt.toISOString();
-    return urls.map((url) => ({ eventId: recorded.id, url, body, recordedAt, attempt: 0 }));
+    const { traceContext } = recorded;
+    return urls.map((url) =>
+      traceContext === undefined
+        ? { eventId: recorded.id, url, body, recordedAt, attempt: 0 }
+        : { eventId: recorded.id, url, body, recordedAt, attempt: 0, traceContext },
+    );
   });
 }
 
@@ -100,9 +112,11 @@ export async function attemptJob(
   observer: WebhookObserver,
   signal?: AbortSignal,
 ): Promise<NextStep> {
-  const outcome = await attemptDelivery(
-    { url: job.url, eventId: job.eventId, body: job.body },
-    { keys: config.keys, timeoutMs: config.timeoutMs, signal },
+  const outcome = await inAttemptSpan(job, () =>
+    attemptDelivery(
+      { url: job.url, eventId: job.eventId, body: job.body },
+      { keys: config.keys, timeoutMs: config.timeoutMs, signal },
+    ),
   );
   return nextStep(config, job, outcome, observer);
 }

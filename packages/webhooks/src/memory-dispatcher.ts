@@ -1,3 +1,4 @@
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { PlantEventOutbox } from '@plant-store/domain';
 import {
   attemptJob,
@@ -7,7 +8,7 @@ import {
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
-import { startRelayLoop } from './relay-loop.ts';
+import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
 
 /** Attempts under way at once, at most: a flood of creates does not open a socket each. */
 const MAX_IN_FLIGHT = 32;
@@ -54,7 +55,9 @@ export function startMemoryDispatcher(
       const key = ready.shift() as symbol;
       const entry = waiting.get(key);
       if (!entry) continue;
-      const attempt = attemptJob(config, entry.job, observer, stopping.signal)
+      // Whichever callback freed the slot is no parent of this attempt: only its job's trace context is.
+      const attempt = context
+        .with(ROOT_CONTEXT, () => attemptJob(config, entry.job, observer, stopping.signal))
         .then((step) => {
           // Abandoned at stop: still waiting, as the events are, until the process ends.
           if (step.kind === 'abandoned') return;
@@ -95,9 +98,11 @@ export function startMemoryDispatcher(
 
   const relay = startRelayLoop(
     (limit) =>
-      outbox.relay(limit, async (events) => {
-        for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
-      }),
+      outbox.relay(limit, (events) =>
+        inRelaySpan(events, async () => {
+          for (const job of firstAttempts(events, config.urls)) schedule(job, 0);
+        }),
+      ),
     onError,
     undefined,
     () => {

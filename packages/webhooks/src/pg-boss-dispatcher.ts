@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { trace } from '@opentelemetry/api';
 import type { PlantEventOutbox, RecordedEvent } from '@plant-store/domain';
 import {
   type ConstructorOptions,
@@ -18,7 +19,8 @@ import {
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
-import { startRelayLoop } from './relay-loop.ts';
+import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
+import { linksTo } from './tracing.ts';
 
 /** The queue of attempts to make: one job per event, URL and attempt. */
 export const DELIVERY_QUEUE = 'plant-webhook-deliveries';
@@ -85,6 +87,9 @@ function bossOn(
       ? { connectionString: database.connectionString, max: poolSize }
       : { db: fromPglite(database.pglite), backend: 'pglite' as const }),
     schema: jobQueueSchema(storeSchema),
+    // pg-boss's own spans (send, process, settle) continue from the span that queued each job: a
+    // retry's from the batch whose attempt failed, a first attempt's from its relay.
+    openTelemetry: { propagateContext: true },
     ...options,
   });
 }
@@ -166,6 +171,9 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
         perJobResults: true,
       },
       async (jobs): Promise<JobResult[]> => {
+        // pg-boss runs this in its CONSUMER span (`process plant-webhook-deliveries`), linked to the
+        // jobs' sends: linked to their creates too, the batch is found from the events it delivered.
+        trace.getActiveSpan()?.addLinks(linksTo(jobs.map((job) => job.data)));
         const steps = await Promise.all(
           jobs.map((job) =>
             attemptJob(config, job.data, observer, AbortSignal.any([job.signal, stopping.signal])),
@@ -192,10 +200,12 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
     outbox && options.work !== false
       ? startRelayLoop(
           (limit) =>
-            outbox.relay(limit, async (events, tx) => {
-              const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
-              await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
-            }),
+            outbox.relay(limit, (events, tx) =>
+              inRelaySpan(events, async () => {
+                const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
+                await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
+              }),
+            ),
           onError,
           // Committed: the worker fetches them now rather than at its next poll.
           () => {

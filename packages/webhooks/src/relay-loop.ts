@@ -1,3 +1,8 @@
+import { context, ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import type { RecordedEvent } from '@plant-store/domain';
+import { ATTR_WEBHOOK_EVENT_COUNT } from './semconv.ts';
+import { inSpan, linksTo } from './tracing.ts';
+
 export const RELAY_BATCH = 500;
 const RELAY_INTERVAL_MS = 1_000;
 /**
@@ -49,13 +54,17 @@ export function startRelayLoop(
     });
   };
 
+  // A kick comes from a create's request, but the relay it starts serves every create of the window:
+  // it runs in no request's context (a timer would keep the kicker's current).
+  const runDetached = (): void => context.with(ROOT_CONTEXT, run);
+
   const schedule = (delayMs: number): void => {
     if (stopped || scheduled) return;
     if (running) {
       again = true;
       return;
     }
-    scheduled = setTimeout(run, delayMs);
+    scheduled = setTimeout(runDetached, delayMs);
   };
 
   const timer = setInterval(() => schedule(0), RELAY_INTERVAL_MS);
@@ -70,4 +79,23 @@ export function startRelayLoop(
       await running;
     },
   };
+}
+
+/**
+ * Hands events on in a span of their relay, linked to each event's create (one relay carries the
+ * events of many): no span when there are none. INTERNAL: where a queue takes them, its client makes
+ * the PRODUCER span (pg-boss's `insert plant-webhook-deliveries`, a child of this one).
+ */
+export function inRelaySpan(events: readonly RecordedEvent[], handOn: () => Promise<void>): Promise<void> {
+  if (events.length === 0) return handOn();
+  return inSpan(
+    'webhook relay',
+    {
+      kind: SpanKind.INTERNAL,
+      root: true,
+      links: linksTo(events.map(({ id, traceContext }) => ({ eventId: id, traceContext }))),
+      attributes: { [ATTR_WEBHOOK_EVENT_COUNT]: events.length },
+    },
+    handOn,
+  );
 }

@@ -1,0 +1,411 @@
+// Traces as a collector gets them: the service started as `pnpm start` starts it (main.ts, a process of
+// its own, so that the OpenTelemetry SDK it registers is its own), exporting over OTLP/HTTP to a
+// receiver in this test that decodes what arrives.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  eventually,
+  freePort,
+  newSecret,
+  type OtlpReceiver,
+  provideTestPostgres,
+  type Received,
+  type ReceivedSpan,
+  randomPlantId,
+  startOtlpReceiver,
+  startTestReceiver,
+  type TestReceiver,
+} from '@plant-store/test-support';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killLeftoverRuns, listeningUrl, type Run, runMain } from './support/run-main.ts';
+
+const TOKEN = 'traces-test-token';
+// Generous: each storage's service starts in a process of its own, and all packages' tests share two cores.
+const TIMEOUT = { timeout: 120_000 };
+
+const postgres = await provideTestPostgres();
+afterAll(async () => {
+  await postgres?.cleanup();
+});
+// After the file, not each test: a storage's service lives through its describe.
+afterAll(killLeftoverRuns);
+
+/** A W3C traceparent of a caller's own sampled span: the ids a test looks its trace up by. */
+function callerContext(): { traceId: string; spanId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+interface Traced {
+  readonly run: Run;
+  readonly url: string;
+  request(path: string, init?: RequestInit): Promise<{ status: number; traceId: string; spanId: string }>;
+  /** The trace's spans once its server span and `more` have arrived. */
+  trace(traceId: string, more?: (spans: ReceivedSpan[]) => boolean): Promise<ReceivedSpan[]>;
+}
+
+/** The service in a process of its own, tracing to `collector` (which must listen on 127.0.0.2: see startOtlpReceiver). */
+async function startTraced(env: NodeJS.ProcessEnv, collector: OtlpReceiver | string): Promise<Traced> {
+  const run = runMain({
+    PORT: '0',
+    API_TOKENS: TOKEN,
+    LOG_LEVEL: 'info',
+    // Spans leave within 50 ms of their end: a test waits for them, never for a timer of 5 s.
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_EXPORTER_OTLP_ENDPOINT: typeof collector === 'string' ? collector : collector.url,
+    ...env,
+  });
+  const url = await listeningUrl(run);
+  const receiver = typeof collector === 'string' ? undefined : collector;
+  return {
+    run,
+    url,
+    async request(path, init = {}) {
+      const caller = callerContext();
+      const response = await fetch(`${url}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${TOKEN}`,
+          'content-type': 'application/json',
+          traceparent: caller.traceparent,
+          ...(init.headers as Record<string, string> | undefined),
+        },
+      });
+      await response.arrayBuffer();
+      return { status: response.status, traceId: caller.traceId, spanId: caller.spanId };
+    },
+    async trace(traceId, more = () => true) {
+      if (receiver === undefined) throw new Error('this service traces to no receiver');
+      const ofTrace = (spans: ReceivedSpan[]) => spans.filter((span) => span.traceId === traceId);
+      return ofTrace(
+        await receiver.waitForSpans((spans) => {
+          const trace = ofTrace(spans);
+          return trace.some((span) => span.kind === 'SERVER') && more(trace);
+        }),
+      );
+    },
+  };
+}
+
+const createBody = (id: bigint, name = 'Monstera') => `{"id":${id},"name":"${name}","tag":"aroid"}`;
+
+function serverSpanOf(spans: readonly ReceivedSpan[]): ReceivedSpan {
+  const server = spans.filter((span) => span.kind === 'SERVER');
+  expect(server).toHaveLength(1);
+  return server[0] as ReceivedSpan;
+}
+
+const STORAGES: [string, () => Promise<{ env: NodeJS.ProcessEnv; cleanup(): Promise<void> } | undefined>][] =
+  [
+    ['memory', async () => ({ env: { DATABASE_URL: 'memory:' }, cleanup: async () => {} })],
+    [
+      'PGlite',
+      async () => {
+        const dir = await mkdtemp(join(tmpdir(), 'plant-store-traces-'));
+        return {
+          env: { DATABASE_URL: `pglite:${dir}` },
+          cleanup: () => rm(dir, { recursive: true, force: true }),
+        };
+      },
+    ],
+    [
+      'PostgreSQL',
+      async () => postgres && { env: { DATABASE_URL: postgres.connectionString }, cleanup: async () => {} },
+    ],
+  ];
+
+describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, provide) => {
+  let collector: OtlpReceiver;
+  let webhooks: TestReceiver;
+  let service: Traced;
+  let storage: Awaited<ReturnType<typeof provide>>;
+  const secret = newSecret();
+  const database = storageName === 'memory' ? undefined : storageName;
+
+  beforeAll(async () => {
+    storage = await provide();
+    if (storage === undefined) return;
+    collector = await startOtlpReceiver({ host: '127.0.0.2' });
+    webhooks = await startTestReceiver([secret]);
+    service = await startTraced(
+      { ...storage.env, WEBHOOK_URLS: webhooks.url, WEBHOOK_SECRET: secret },
+      collector,
+    );
+  }, 120_000);
+  afterAll(async () => {
+    if (storage === undefined) return;
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+    await collector.close();
+    await webhooks.close();
+    await storage.cleanup();
+  });
+
+  it('a create is a SERVER span named by its route, the child of the caller span, with the HTTP attributes', async (context) => {
+    if (storage === undefined) return context.skip();
+    const id = randomPlantId();
+    const created = await service.request('/plants', { method: 'POST', body: createBody(id) });
+    expect(created.status).toBe(200);
+    const spans = await service.trace(
+      created.traceId,
+      (trace) => database === undefined || trace.some((span) => span.name === 'group commit'),
+    );
+    const server = serverSpanOf(spans);
+    expect(server).toMatchObject({
+      name: 'POST /plants',
+      parentSpanId: created.spanId,
+      status: { code: 'UNSET' },
+      resource: { 'service.name': 'plant-store' },
+    });
+    expect(server.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/plants',
+      'http.response.status_code': 200n,
+      'url.path': '/plants',
+      'url.scheme': 'http',
+    });
+    expect(server.attributes['error.type']).toBeUndefined();
+    if (database !== undefined) {
+      // The INSERT ran in a group commit batch the create opened (alone, it served only this create).
+      const batch = spans.find((span) => span.parentSpanId === server.spanId && span.name === 'group commit');
+      expect(batch).toMatchObject({ kind: 'INTERNAL', attributes: { 'db.operation.batch.size': 1n } });
+      expect(batch?.links).toEqual([
+        expect.objectContaining({ traceId: created.traceId, spanId: server.spanId }),
+      ]);
+      const statements = spans.filter((span) => span.parentSpanId === batch?.spanId);
+      expect(statements.map((span) => [span.kind, span.name])).toEqual([
+        ['CLIENT', 'INSERT plants INSERT plant_events SELECT inserted SELECT inserted'],
+      ]);
+      expect(statements[0]?.attributes).toMatchObject({
+        'db.system.name': 'postgresql',
+        'db.query.text': expect.stringContaining('insert into "plants"'),
+      });
+    }
+    // The request's log line names the trace and the span.
+    const line = service.run
+      .stdout()
+      .split('\n')
+      .find((text) => text.includes(`"trace_id":"${created.traceId}"`));
+    expect(JSON.parse(line ?? '{}')).toMatchObject({ msg: 'request', span_id: server.spanId, status: 200 });
+  });
+
+  it('a refused create (401, 400, 409) is its SERVER span with the status, and no error type: the client erred', async (context) => {
+    if (storage === undefined) return context.skip();
+    const id = randomPlantId();
+    const unauthorized = await service.request('/plants', {
+      method: 'POST',
+      body: createBody(id),
+      headers: { authorization: 'Bearer not-a-token' },
+    });
+    const invalid = await service.request('/plants', { method: 'POST', body: '{"id":' });
+    expect((await service.request('/plants', { method: 'POST', body: createBody(id) })).status).toBe(200);
+    const conflict = await service.request('/plants', { method: 'POST', body: createBody(id, 'Other') });
+    for (const [refused, status] of [
+      [unauthorized, 401],
+      [invalid, 400],
+      [conflict, 409],
+    ] as const) {
+      expect(refused.status).toBe(status);
+      const spans = await service.trace(refused.traceId);
+      const server = serverSpanOf(spans);
+      expect(server.name).toBe('POST /plants');
+      expect(server.attributes['http.response.status_code']).toBe(BigInt(status));
+      expect(server.attributes['error.type']).toBeUndefined();
+      expect(server.status.code).toBe('UNSET');
+      // Refused before storage is asked: nothing below the server span.
+      if (status !== 409) expect(spans.filter((span) => span.parentSpanId === server.spanId)).toEqual([]);
+    }
+  });
+
+  it('a read and a list page are SERVER spans named by their routes, as the contract writes them', async (context) => {
+    if (storage === undefined) return context.skip();
+    const id = randomPlantId();
+    await service.request('/plants', { method: 'POST', body: createBody(id) });
+    const read = await service.request(`/plants/${id}`);
+    const list = await service.request('/plants?limit=2');
+    expect([read.status, list.status]).toEqual([200, 200]);
+    const readSpans = await service.trace(
+      read.traceId,
+      (trace) => database === undefined || trace.length > 1,
+    );
+    const readSpan = serverSpanOf(readSpans);
+    expect(readSpan.name).toBe('GET /plants/{id}');
+    expect(readSpan.attributes).toMatchObject({ 'http.route': '/plants/{id}', 'url.path': `/plants/${id}` });
+    const listSpans = await service.trace(
+      list.traceId,
+      (trace) => database === undefined || trace.length > 1,
+    );
+    const listSpan = serverSpanOf(listSpans);
+    // Each is one statement (the list page's subqueries are summarised once).
+    const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) =>
+      spans.filter((span) => span.parentSpanId === parent.spanId).map((span) => `${span.kind} ${span.name}`);
+    expect(childrenOf(readSpans, readSpan)).toEqual(database === undefined ? [] : ['CLIENT SELECT plants']);
+    expect(childrenOf(listSpans, listSpan)).toEqual(
+      database === undefined ? [] : ['CLIENT SELECT plants SELECT plants'],
+    );
+    expect(listSpan.name).toBe('GET /plants');
+    // The query is not the path.
+    expect(listSpan.attributes).toMatchObject({ 'http.route': '/plants', 'url.path': '/plants' });
+  });
+
+  it("a webhook delivery is in the create's trace, and its request carries traceparent with the create's trace id", async (context) => {
+    if (storage === undefined) return context.skip();
+    const id = randomPlantId();
+    const created = await service.request('/plants', { method: 'POST', body: createBody(id) });
+    expect(created.status).toBe(200);
+    const deliveryOf = () => webhooks.received.find((received) => received.body.includes(`"id":${id}`));
+    await eventually(() => deliveryOf() !== undefined, 'the delivery of the plant');
+    const delivered = deliveryOf() as Received;
+    expect(delivered.traceparent).toMatch(new RegExp(`^00-${created.traceId}-[0-9a-f]{16}-01$`));
+    const spans = await service.trace(created.traceId, (trace) =>
+      trace.some((span) => span.kind === 'CLIENT' && span.attributes['http.request.method'] === 'POST'),
+    );
+    const attempt = spans.find(
+      (span) => span.kind === 'CLIENT' && span.attributes['http.request.method'] === 'POST',
+    ) as ReceivedSpan;
+    // The receiver continues the trace from the attempt's own span.
+    expect(delivered.traceparent?.split('-')[2]).toBe(attempt.spanId);
+    expect(attempt.attributes['http.response.status_code']).toBe(204n);
+  });
+});
+
+describe('a collector that is down or slow', TIMEOUT, () => {
+  it('when it refuses connections, then requests are served, the spans are counted as dropped, and SIGTERM still exits 0', async () => {
+    const nobody = `http://127.0.0.2:${await freePort()}`;
+    const service = await startTraced({ DATABASE_URL: 'memory:', SHUTDOWN_TIMEOUT_MS: '2000' }, nobody);
+    for (let i = 0; i < 5; i += 1) {
+      const created = await service.request('/plants', { method: 'POST', body: createBody(randomPlantId()) });
+      expect(created.status).toBe(200);
+    }
+    await eventually(
+      async () => (await droppedSpans(service, 'export_failed')) >= 5,
+      'the refused spans counted',
+    );
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+  });
+
+  it('when it never answers, then requests are served, a full queue drops spans (counted), and SIGTERM gives up on the flush at the shutdown deadline', async () => {
+    const collector = await startOtlpReceiver({ host: '127.0.0.2' });
+    collector.behaviour = 'hang';
+    const service = await startTraced(
+      {
+        DATABASE_URL: 'memory:',
+        SHUTDOWN_TIMEOUT_MS: '1000',
+        // One export of 4 spans hangs; 8 more wait in the queue; the rest are dropped.
+        OTEL_BSP_MAX_QUEUE_SIZE: '8',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '4',
+        OTEL_BSP_EXPORT_TIMEOUT: '600000',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '600000',
+      },
+      collector,
+    );
+    try {
+      for (let i = 0; i < 30; i += 1) {
+        const created = await service.request('/plants', {
+          method: 'POST',
+          body: createBody(randomPlantId()),
+        });
+        expect(created.status).toBe(200);
+      }
+      expect(await droppedSpans(service, 'queue_full')).toBeGreaterThanOrEqual(30 - 4 - 8);
+      service.run.child.kill('SIGTERM');
+      expect(await service.run.exited).toBe(0);
+      expect(service.run.stdout()).toContain('traces: the collector did not take the last spans in time');
+    } finally {
+      await collector.close();
+    }
+  });
+});
+
+describe('SIGTERM and the standard variables', TIMEOUT, () => {
+  let collector: OtlpReceiver;
+  beforeAll(async () => {
+    collector = await startOtlpReceiver({ host: '127.0.0.2' });
+  });
+  afterAll(async () => {
+    await collector.close();
+  });
+
+  it('when SIGTERM comes with spans queued, then they are exported before the process exits', async () => {
+    // No export by timer or by a full batch: only the flush at the stop sends the span.
+    const service = await startTraced(
+      { DATABASE_URL: 'memory:', OTEL_BSP_SCHEDULE_DELAY: '600000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' },
+      collector,
+    );
+    const created = await service.request('/plants', { method: 'POST', body: createBody(randomPlantId()) });
+    expect(created.status).toBe(200);
+    expect(collector.spans().filter((span) => span.traceId === created.traceId)).toEqual([]);
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+    expect(serverSpanOf(collector.spans().filter((span) => span.traceId === created.traceId)).name).toBe(
+      'POST /plants',
+    );
+  });
+
+  it('when the variables ask for http/json, headers, a service name and resource attributes, then the export has them', async () => {
+    const service = await startTraced(
+      {
+        DATABASE_URL: 'memory:',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=secret-1',
+        OTEL_SERVICE_NAME: 'plants-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test,service.name=ignored',
+      },
+      collector,
+    );
+    const read = await service.request('/plants/1');
+    expect(read.status).toBe(404);
+    const server = serverSpanOf(await service.trace(read.traceId));
+    expect(server.resource).toMatchObject({
+      'service.name': 'plants-eu',
+      'deployment.environment.name': 'test',
+    });
+    const exported = collector.exports.find((one) => one.spans.some((span) => span.traceId === read.traceId));
+    expect(exported?.encoding).toBe('json');
+    expect(exported?.headers['x-collector-key']).toBe('secret-1');
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+  });
+
+  it("when sampling at ratio 0 with a parent-based sampler, then a caller's sampled traceparent is still followed, and a request without one is not traced", async () => {
+    const service = await startTraced(
+      {
+        DATABASE_URL: 'memory:',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0',
+      },
+      collector,
+    );
+    const response = await fetch(`${service.url}/plants/2`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const requestId = response.headers.get('x-request-id');
+    const followed = await service.request('/plants/3');
+    expect(serverSpanOf(await service.trace(followed.traceId)).name).toBe('GET /plants/{id}');
+    // Exported after the first request ended, in order: had it been sampled, it would be there by now.
+    await collector.waitForSpans((spans) => spans.some((span) => span.traceId === followed.traceId));
+    expect(
+      collector.spans().filter((span) => span.attributes['plant_store.request_id'] === requestId),
+    ).toEqual([]);
+    // Its log line still names its (unsampled) trace, for logs to be joined on.
+    expect(service.run.stdout()).toMatch(
+      new RegExp(`"requestId":"${requestId}"[^\\n]*"trace_id":"[0-9a-f]{32}"`),
+    );
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+  });
+});
+
+/** plant_store_trace_spans_dropped_total{reason} from /metrics. */
+async function droppedSpans(service: Traced, reason: 'queue_full' | 'export_failed'): Promise<number> {
+  const response = await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const text = await response.text();
+  const line = text
+    .split('\n')
+    .find((row) => row.startsWith(`plant_store_trace_spans_dropped_total{reason="${reason}"}`));
+  return Number(line?.split(' ')[1]);
+}
