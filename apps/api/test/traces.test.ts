@@ -19,6 +19,7 @@ import {
   type TestReceiver,
 } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportDrill } from './support/drill-report.ts';
 import { killLeftoverRuns, listeningUrl, type Run, runMain } from './support/run-main.ts';
 
 const TOKEN = 'traces-test-token';
@@ -275,17 +276,28 @@ describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, pr
 describe('a collector that is down or slow', TIMEOUT, () => {
   it('when it refuses connections, then requests are served, the spans are counted as dropped, and SIGTERM still exits 0', async () => {
     const nobody = `http://127.0.0.2:${await freePort()}`;
-    const service = await startTraced({ DATABASE_URL: 'memory:', SHUTDOWN_TIMEOUT_MS: '2000' }, nobody);
+    // The exporter retries a refused export until its timeout (10 s by default): 1 s, so the count comes soon.
+    const service = await startTraced(
+      { DATABASE_URL: 'memory:', SHUTDOWN_TIMEOUT_MS: '2000', OTEL_EXPORTER_OTLP_TIMEOUT: '1000' },
+      nobody,
+    );
     for (let i = 0; i < 5; i += 1) {
       const created = await service.request('/plants', { method: 'POST', body: createBody(randomPlantId()) });
       expect(created.status).toBe(200);
     }
-    await eventually(
+    const countedAfterMs = await eventually(
       async () => (await droppedSpans(service, 'export_failed')) >= 5,
       'the refused spans counted',
     );
+    const stoppedAt = performance.now();
     service.run.child.kill('SIGTERM');
     expect(await service.run.exited).toBe(0);
+    reportDrill('traces-collector-refusing', {
+      creates: 5,
+      allAnswered200: true,
+      exportFailedCountedAfterMs: countedAfterMs,
+      sigtermToExitMs: Math.round(performance.now() - stoppedAt),
+    });
   });
 
   it('when it never answers, then requests are served, a full queue drops spans (counted), and SIGTERM gives up on the flush at the shutdown deadline', async () => {
@@ -311,10 +323,19 @@ describe('a collector that is down or slow', TIMEOUT, () => {
         });
         expect(created.status).toBe(200);
       }
-      expect(await droppedSpans(service, 'queue_full')).toBeGreaterThanOrEqual(30 - 4 - 8);
+      const queueFull = await droppedSpans(service, 'queue_full');
+      expect(queueFull).toBeGreaterThanOrEqual(30 - 4 - 8);
+      const stoppedAt = performance.now();
       service.run.child.kill('SIGTERM');
       expect(await service.run.exited).toBe(0);
       expect(service.run.stdout()).toContain('traces: the collector did not take the last spans in time');
+      reportDrill('traces-collector-hanging', {
+        creates: 30,
+        allAnswered200: true,
+        droppedQueueFull: queueFull,
+        shutdownTimeoutMs: 1000,
+        sigtermToExitMs: Math.round(performance.now() - stoppedAt),
+      });
     } finally {
       await collector.close();
     }
