@@ -601,9 +601,8 @@ describe('HTTP/1.1 framing as RFC 9112 says (issue 19, item 9)', () => {
   });
 });
 
-// A hang guard, not a target: 20,000 requests through the whole app take 2-4 s alone and under two busy
-// loops, 11 s beside the trace tests and three more, and passed 30 s once in a full CI run, where every
-// package's tests share the two cores.
+// A hang guard, not a target: 20,000 requests through the whole app slow down many times over when
+// every package's tests share the cores.
 describe('a pipelined flood on one connection (issue 19, item 3)', { timeout: 120_000 }, () => {
   // Node's parser reads a connection 64 KiB at a time, and parses each read whole.
   const READ_BYTES = 64 * 1024;

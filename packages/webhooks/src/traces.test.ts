@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { context, propagation, type SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   type PlantEventOutbox,
   type PlantStorage,
@@ -24,11 +24,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { DeliveryJob, WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
 import { attemptJob } from './deliveries.ts';
 import { startMemoryDispatcher } from './memory-dispatcher.ts';
-import {
-  DELIVERY_QUEUE,
-  startPgBossDispatcher,
-  type TransactionalEventOutbox,
-} from './pg-boss-dispatcher.ts';
+import { DELIVERY_QUEUE, startPgBossDispatcher } from './pg-boss-dispatcher.ts';
 import { inRelaySpan } from './relay-loop.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 import type { TraceCarrier } from './tracing.ts';
@@ -73,27 +69,6 @@ function parsedTraceparent(header: string | undefined) {
   return { traceId, spanId };
 }
 
-/**
- * The storage's outbox with the trace context of each plant's create on its events: what the adapters
- * are to record themselves. An event that already carries one keeps it, so these tests hold either way.
- */
-function withCreateContexts<O extends PlantEventOutbox>(
-  outbox: O,
-  creates: ReadonlyMap<bigint, TraceCarrier>,
-): O {
-  const relay: TransactionalEventOutbox['relay'] = (limit, forward) =>
-    (outbox as unknown as TransactionalEventOutbox).relay(limit, (events, tx) =>
-      forward(
-        events.map((event) => {
-          const traceContext = event.traceContext ?? creates.get(event.event.plant.id);
-          return traceContext === undefined ? event : { ...event, traceContext };
-        }),
-        tx,
-      ),
-    );
-  return { ...outbox, relay };
-}
-
 interface Harness {
   open(): Promise<PlantStorage>;
   start(
@@ -135,27 +110,23 @@ function describeTraces(name: string, harness: Harness): void {
       receivers.push(hook);
       const storage = opened as PlantStorage;
       opened = undefined;
-      const creates = new Map<bigint, TraceCarrier>();
       let relays = 0;
       const dispatcher = await harness.start(
         storage,
-        (outbox) => {
-          const traced = withCreateContexts(outbox, creates);
-          return {
-            ...traced,
-            relay: (limit, forward) => traced.relay(limit, forward).finally(() => void relays++),
-          };
-        },
+        (outbox) => ({
+          ...outbox,
+          relay: (limit, forward) => outbox.relay(limit, forward).finally(() => void relays++),
+        }),
         { urls: [hook.url], keys, schedule, timeoutMs: 5_000 },
       );
       running.push({ storage, dispatcher });
-      /** Creates a plant as a traced request would: the span of the create is current while it is stored. */
+      /**
+       * Creates a plant as a traced request would: the span of the create is current while it is stored,
+       * and the storage keeps its trace context with the event.
+       */
       const createTraced = (plant: { id: bigint; name: string }) =>
         trace.getTracer('test').startActiveSpan('POST /plants', { kind: SpanKind.SERVER }, async (span) => {
           try {
-            const carrier: Record<string, string> = {};
-            propagation.inject(context.active(), carrier);
-            creates.set(plant.id, carrier);
             await storage.plants.insertIfAbsent(plant, plantCreated(plant));
             dispatcher.kick();
             return span.spanContext();

@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_HTTP_REQUEST_METHOD,
@@ -9,6 +9,15 @@ import {
 } from '@opentelemetry/semantic-conventions';
 
 const tracer = trace.getTracer('@plant-store/api');
+
+/** Marks the span failed by `error`: its type, and its message as the status's. */
+function failWith(span: Span, error: unknown): void {
+  span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
+}
 
 /**
  * A GET through `fetch` as a CLIENT span, the request carrying its `traceparent`. The URL's user and
@@ -47,11 +56,7 @@ export async function tracedGet(
     }
     return response;
   } catch (error) {
-    span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
-    span.setStatus({
-      code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
-    });
+    failWith(span, error);
     throw error;
   } finally {
     span.end();
@@ -64,11 +69,7 @@ export function inSpan<T>(name: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
-      span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : String(error),
-      });
+      failWith(span, error);
       throw error;
     } finally {
       span.end();
