@@ -4,7 +4,12 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { warnDidNotRun } from './did-not-run.ts';
-import { DEFAULT_TEST_POSTGRES_IMAGE, provideTestPostgres, TEST_CONTAINER_LABEL } from './postgres.ts';
+import {
+  CONTAINER_STARTUP_TIMEOUT_MS,
+  DEFAULT_TEST_POSTGRES_IMAGE,
+  provideTestPostgres,
+  TEST_CONTAINER_LABEL,
+} from './postgres.ts';
 
 const { getContainerRuntimeClient, ImageName } = await import('testcontainers');
 const engine = await getContainerRuntimeClient().then(
@@ -19,11 +24,17 @@ if (!engine) {
   );
 }
 
-/** Containers with the label that this run's tests put on every container they start. */
-async function labelledContainers(): Promise<number> {
+/**
+ * The labelled containers that publish `port` on the host: the one a connection string names. Counting
+ * every labelled container would see other runs' on a shared engine, started or stopped meanwhile.
+ */
+async function labelledContainersOn(port: number): Promise<string[]> {
   const client = await getContainerRuntimeClient();
   const all = await client.container.list();
-  return all.filter((container) => container.Labels[TEST_CONTAINER_LABEL] !== undefined).length;
+  return all
+    .filter((container) => container.Labels[TEST_CONTAINER_LABEL] !== undefined)
+    .filter((container) => container.Ports.some((published) => published.PublicPort === port))
+    .map((container) => container.Id);
 }
 
 describe.skipIf(!engine)('provideTestPostgres without TEST_DATABASE_URL, through testcontainers', () => {
@@ -38,10 +49,13 @@ describe.skipIf(!engine)('provideTestPostgres without TEST_DATABASE_URL, through
     else process.env.TEST_POSTGRES_IMAGE = saved.image;
   });
 
-  it('starts PostgreSQL from TEST_POSTGRES_IMAGE, and cleanup() leaves no container behind', async () => {
-    const before = await labelledContainers();
+  // Bounded above the start's own timeout: a slow engine fails the start, which removes its container.
+  it('starts PostgreSQL from TEST_POSTGRES_IMAGE, and cleanup() leaves no container behind', {
+    timeout: CONTAINER_STARTUP_TIMEOUT_MS + 30_000,
+  }, async () => {
     const server = await provideTestPostgres();
     expect(server?.source).toBe(`testcontainers ${saved.image || DEFAULT_TEST_POSTGRES_IMAGE}`);
+    const port = Number(new URL(server?.connectionString ?? 'postgres://absent').port);
     try {
       const client = new pg.Client({ connectionString: server?.connectionString });
       await client.connect();
@@ -51,11 +65,11 @@ describe.skipIf(!engine)('provideTestPostgres without TEST_DATABASE_URL, through
       } finally {
         await client.end();
       }
-      expect(await labelledContainers()).toBe(before + 1);
+      expect(await labelledContainersOn(port)).toHaveLength(1);
     } finally {
       await server?.cleanup();
     }
-    expect(await labelledContainers()).toBe(before);
+    expect(await labelledContainersOn(port)).toEqual([]);
   });
 
   it('fails at once, naming the image and how to make it, when the image is missing (never pulls)', async () => {

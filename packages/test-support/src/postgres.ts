@@ -63,6 +63,12 @@ export async function createTestSchema(connectionString: string, source: string)
 export const DEFAULT_TEST_POSTGRES_IMAGE = 'postgres:17-alpine';
 /** Every container started here carries this label, so that a check can see none is left behind. */
 export const TEST_CONTAINER_LABEL = 'plant-store.test';
+/**
+ * How long a container may take to answer before testcontainers gives up on it, and then stops and
+ * removes it. A test's or hook's own bound must be longer (vitest.shared.ts): one that gives up first
+ * leaves the container running, as a loaded CI run did when a 30 s test bound cut an 8 s start.
+ */
+export const CONTAINER_STARTUP_TIMEOUT_MS = 90_000;
 
 /** The message for an image that is not on the engine: it is never pulled here, so say how to make it. */
 export function missingImageMessage(image: string): string {
@@ -100,6 +106,7 @@ async function startContainer(): Promise<TestPostgres | undefined> {
   const container = await new PostgreSqlContainer(image)
     .withPullPolicy(PullPolicy.neverPull())
     .withLabels({ [TEST_CONTAINER_LABEL]: 'postgres' })
+    .withStartupTimeout(CONTAINER_STARTUP_TIMEOUT_MS)
     .start();
   return {
     connectionString: container.getConnectionUri(),
