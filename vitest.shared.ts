@@ -11,9 +11,7 @@ export function workspaceTestConfig(own: ViteUserConfig = {}): ViteUserConfig {
       ssr: { resolve: { conditions: ['@plant-store/source', ...defaultServerConditions] } },
       test: {
         testTimeout: 30_000,
-        // Above a PostgreSQL container's own startup bound (CONTAINER_STARTUP_TIMEOUT_MS in
-        // test-support), so that testcontainers, not the hook, gives up on a slow start and removes it.
-        hookTimeout: 120_000,
+        hookTimeout: 60_000,
         reporters: ['default', 'json'],
         outputFile: { json: 'reports/vitest.json' },
       },
