@@ -32,8 +32,10 @@ async function labelledContainersOn(port: number): Promise<string[]> {
   const client = await getContainerRuntimeClient();
   const all = await client.container.list();
   return all
-    .filter((container) => container.Labels[TEST_CONTAINER_LABEL] !== undefined)
-    .filter((container) => container.Ports.some((published) => published.PublicPort === port))
+    .filter(
+      ({ Labels, Ports }) =>
+        Labels[TEST_CONTAINER_LABEL] !== undefined && Ports.some(({ PublicPort }) => PublicPort === port),
+    )
     .map((container) => container.Id);
 }
 

@@ -65,9 +65,8 @@ export const DEFAULT_TEST_POSTGRES_IMAGE = 'postgres:17-alpine';
 export const TEST_CONTAINER_LABEL = 'plant-store.test';
 /**
  * How long a container may take to answer before testcontainers gives up on it, and then stops and
- * removes it. A test that starts one inside its own bound must allow longer: one that gives up first
- * leaves the container running, as a loaded CI run's 30 s test bound did. (The test files that start
- * one at import are under no bound of vitest's but this one.)
+ * removes it. A test that starts one within its own bound must allow longer, or a slow start outlives
+ * the test and its container is never removed.
  */
 export const CONTAINER_STARTUP_TIMEOUT_MS = 90_000;
 
