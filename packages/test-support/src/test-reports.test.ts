@@ -73,17 +73,68 @@ describe('summarizeReport', () => {
     expect(summary.lines).toContain('apps/api: 2 test file(s) failed to run');
   });
 
-  it('when tests failed, then they are counted as they are, with no extra line', () => {
+  it('when tests failed, then each is counted and named with the first line of its error', () => {
     const summary = summarizeReport(
-      report({ numPassedTests: 1, numFailedTests: 3, success: false, numFailedTestSuites: 1 }),
+      report({
+        numPassedTests: 1,
+        numFailedTests: 2,
+        success: false,
+        numFailedTestSuites: 1,
+        testResults: [
+          {
+            name: `${PACKAGE}/test/ha.test.ts`,
+            status: 'failed',
+            message: '',
+            assertionResults: [
+              {
+                ancestorTitles: ['PostgreSQL under Patroni'],
+                title: 'docker kill of the leader',
+                status: 'failed',
+                failureMessages: ['\nTestTimeoutError: Test timed out in 180000ms.\n    at ha.test.ts:258:3'],
+              },
+              { ancestorTitles: [], title: 'no message', status: 'failed', failureMessages: null },
+              { ancestorTitles: [], title: 'passes', status: 'passed', failureMessages: [] },
+            ],
+          },
+        ],
+      }),
       'apps/api',
       PACKAGE,
     );
     expect(summary).toEqual({
       passed: 1,
-      failed: 3,
+      failed: 2,
       skipped: 0,
-      lines: ['apps/api: 1 passed, 3 failed, 0 skipped'],
+      lines: [
+        'apps/api: 1 passed, 2 failed, 0 skipped',
+        '  failed: test/ha.test.ts > PostgreSQL under Patroni > docker kill of the leader: TestTimeoutError: Test timed out in 180000ms.',
+        '  failed: test/ha.test.ts > no message: (no message)',
+      ],
     });
+  });
+
+  it('when a file failed outside its tests, then it is named with its error, its long line cut', () => {
+    const summary = summarizeReport(
+      report({
+        success: false,
+        numFailedTestSuites: 1,
+        testResults: [
+          {
+            name: `${PACKAGE}/test/broken.test.ts`,
+            status: 'failed',
+            message: `Error: Hook timed out in 60000ms ${'x'.repeat(300)}`,
+            assertionResults: [],
+          },
+        ],
+      }),
+      'apps/api',
+      PACKAGE,
+    );
+    const named = summary.lines.find((line) => line.startsWith('  failed: test/broken.test.ts'));
+    expect(named).toMatch(
+      /^ {2}failed: test\/broken\.test\.ts \(the file, outside its tests\): Error: Hook timed out in 60000ms x+…$/,
+    );
+    expect(named?.length).toBeLessThan(280);
+    expect(summary.failed).toBe(1);
   });
 });
