@@ -7,8 +7,14 @@ import { ExportTraceServiceResponse } from './otlp-proto.ts';
 import { decodeJsonRequest, decodeProtobufRequest, type ReceivedSpan } from './otlp-spans.ts';
 import { spanTree } from './span-tree.ts';
 
-/** How the receiver answers an export: 200, never (the request is read, the socket held), or a status. */
-export type OtlpBehaviour = 'accept' | 'hang' | { readonly status: number };
+/**
+ * How the receiver answers an export: 200, never (the request is read, the socket held), or a status,
+ * with a Retry-After header when `retryAfterSeconds` is given (a collector shedding load sends one).
+ */
+export type OtlpBehaviour =
+  | 'accept'
+  | 'hang'
+  | { readonly status: number; readonly retryAfterSeconds?: number };
 
 /** One POST /v1/traces that decoded, whatever it was answered. */
 export interface ReceivedExport {
@@ -103,8 +109,11 @@ export async function startOtlpReceiver(options: { host?: string } = {}): Promis
     if (status === 200) {
       response.writeHead(200, { 'content-type': mediaType }).end(EMPTY_RESPONSE[format.encoding]);
       for (const waiter of waiters) waiter.check();
-    } else if (status !== undefined) {
-      response.writeHead(status).end();
+    } else if (typeof behaviour === 'object') {
+      const { retryAfterSeconds } = behaviour;
+      response
+        .writeHead(status ?? 500, retryAfterSeconds === undefined ? {} : { 'retry-after': retryAfterSeconds })
+        .end();
     }
   };
 
