@@ -112,7 +112,10 @@ export async function startOtlpReceiver(options: { host?: string } = {}): Promis
     } else if (typeof behaviour === 'object') {
       const { retryAfterSeconds } = behaviour;
       response
-        .writeHead(status ?? 500, retryAfterSeconds === undefined ? {} : { 'retry-after': retryAfterSeconds })
+        .writeHead(
+          status ?? 500,
+          retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
+        )
         .end();
     }
   };
