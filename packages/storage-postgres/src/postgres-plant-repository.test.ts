@@ -344,14 +344,15 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       }
     });
 
-    it('when nothing listens at the address, then opening rejects quickly with StorageUnavailableError', async () => {
-      const started = performance.now();
+    it('when nothing listens at the address, then opening rejects at the refusal with StorageUnavailableError', async () => {
+      // Given a connection timeout longer than the test's own bound: a rejection that came from
+      // waiting it out, or from retrying, would fail the test; the refusal itself is the cause.
       const opening = openPostgresPlantStorage({
         connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`,
+        connectionTimeoutMillis: 600_000,
       });
       await expect(opening).rejects.toBeInstanceOf(StorageUnavailableError);
-      await expect(opening).rejects.toHaveProperty('cause');
-      expect(performance.now() - started).toBeLessThan(2_000);
+      await expect(opening).rejects.toMatchObject({ cause: { code: 'ECONNREFUSED' } });
     });
   });
 
@@ -408,11 +409,12 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       const viaProxy = new URL(connectionString);
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
-      // One connection, so that the next operation would get the silent one if it were kept.
+      // One connection, so that the next operation would get the silent one if it were kept. The read
+      // timeout bounds the operations after the silence too: long enough for a busy machine's.
       const storage = await openPostgresPlantStorage({
         connectionString: viaProxy.toString(),
         poolSize: 1,
-        readTimeoutMillis: 500,
+        readTimeoutMillis: 5_000,
       });
       try {
         await storage.checkReady();
@@ -455,10 +457,9 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
       const viaProxy = new URL(connectionString);
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
-      const flaky = await openPostgresPlantStorage({
-        connectionString: viaProxy.toString(),
-        connectionTimeoutMillis: 1_000,
-      });
+      // The default connection timeout: while the relay is down a connection is refused at once, and
+      // once it is back, a busy machine may take longer than a short bound to connect.
+      const flaky = await openPostgresPlantStorage({ connectionString: viaProxy.toString() });
       try {
         await flaky.checkReady();
         await proxy.stop();
