@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EMBEDDED_POSTGRES_TEST_TIMEOUT_MS } from '@plant-store/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { startServer } from '../src/server.ts';
@@ -27,7 +28,10 @@ async function start() {
   return { server, logs, createPlant };
 }
 
-describe('durability across restarts (embedded PostgreSQL in a data folder)', () => {
+// Two starts of the service, each opening embedded PostgreSQL on the folder.
+describe('durability across restarts (embedded PostgreSQL in a data folder)', {
+  timeout: EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
+}, () => {
   it('when the service restarts, then a created plant is still there: the same content is a retry, other content a conflict', async () => {
     const first = await start();
     expect(first.logs.lines().find((line) => line.msg === 'listening')).toMatchObject({ storage: 'pglite' });

@@ -1,4 +1,5 @@
 import { describePlantRepositoryContract } from '@plant-store/storage-contract';
+import { EMBEDDED_POSTGRES_TEST_TIMEOUT_MS } from '@plant-store/test-support';
 import { describe, expect, it } from 'vitest';
 import { openPglitePlantStorage } from './open-pglite-plant-storage.ts';
 
@@ -15,7 +16,7 @@ describePlantRepositoryContract('PGlite in memory, without group commit', {
 
 // pg-boss and the outbox relay share the one PGlite instance: a statement of the storage must never
 // run inside a transaction someone else holds open on it.
-describe('openPglitePlantStorage, sharing its PGlite', () => {
+describe('openPglitePlantStorage, sharing its PGlite', { timeout: EMBEDDED_POSTGRES_TEST_TIMEOUT_MS }, () => {
   it('when another user holds a transaction open, then a create waits for it instead of running inside it', async () => {
     const storage = await openPglitePlantStorage({ groupCommit: false });
     try {

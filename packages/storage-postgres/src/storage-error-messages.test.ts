@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { provideTestPostgres } from '@plant-store/test-support';
+import { EMBEDDED_POSTGRES_TEST_TIMEOUT_MS, provideTestPostgres } from '@plant-store/test-support';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,7 +125,9 @@ describe('outage messages of drivers that give no code', () => {
       expect(isUnavailableError(error)).toBe(true);
     });
 
-    it('PGlite: a database used after close() is "PGlite is closed"', async () => {
+    it('PGlite: a database used after close() is "PGlite is closed"', {
+      timeout: EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
+    }, async () => {
       const db = new PGlite();
       await db.waitReady;
       await db.close();

@@ -1,6 +1,7 @@
 import { type Attributes, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { plantCreated } from '@plant-store/domain';
 import {
+  EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
   type InMemoryTracing,
   provideTestPostgres,
   randomPlantId,
@@ -53,7 +54,8 @@ function inSpan<T>(name: string, work: () => Promise<T>): Promise<T> {
 }
 
 function describeStatementSpans(name: string, database: Database): void {
-  describe(`statement spans: ${name}`, () => {
+  // Each test opens a storage of its own: on PGlite, a start of embedded PostgreSQL.
+  describe(`statement spans: ${name}`, { timeout: EMBEDDED_POSTGRES_TEST_TIMEOUT_MS }, () => {
     let storage: SqlPlantStorage | undefined;
     const open = async (options?: PostgresPlantRepositoryOptions): Promise<SqlPlantStorage> => {
       await storage?.close();

@@ -9,7 +9,13 @@ export {
   startOtlpReceiver,
 } from './otlp-receiver.ts';
 export type { Attributes, AttributeValue, ReceivedSpan, SpanKindName } from './otlp-spans.ts';
-export { createTestSchema, provideTestPostgres, type TestPostgres, withSearchPath } from './postgres.ts';
+export {
+  createTestSchema,
+  EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
+  provideTestPostgres,
+  type TestPostgres,
+  withSearchPath,
+} from './postgres.ts';
 export { randomPlantId } from './random-plant-id.ts';
 export { byName, childrenOf, spanTree } from './span-tree.ts';
 export { newSecret, type Received, startTestReceiver, type TestReceiver } from './webhook-receiver.ts';

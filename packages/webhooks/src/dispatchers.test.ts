@@ -4,6 +4,7 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import {
   createTestSchema,
+  EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
   eventually,
   newSecret,
   provideTestPostgres,
@@ -66,7 +67,8 @@ const OPEN_TIMEOUT_MS = 120_000;
 const onError = (error: unknown) => void errors.push(error);
 
 function describeDispatcher(name: string, harness: Harness): void {
-  describe(`webhook dispatcher: ${name}`, () => {
+  // Each test opens a storage of its own: with pg-boss on PGlite, a start of embedded PostgreSQL.
+  describe(`webhook dispatcher: ${name}`, { timeout: EMBEDDED_POSTGRES_TEST_TIMEOUT_MS }, () => {
     const secret = newSecret();
     const keys = parseWebhookSecrets(secret);
     const running: { storage: PlantStorage; dispatcher: WebhookDispatcher }[] = [];
