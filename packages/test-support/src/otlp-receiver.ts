@@ -109,14 +109,9 @@ export async function startOtlpReceiver(options: { host?: string } = {}): Promis
     if (status === 200) {
       response.writeHead(200, { 'content-type': mediaType }).end(EMPTY_RESPONSE[format.encoding]);
       for (const waiter of waiters) waiter.check();
-    } else if (typeof behaviour === 'object') {
-      const { retryAfterSeconds } = behaviour;
-      response
-        .writeHead(
-          status ?? 500,
-          retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-        )
-        .end();
+    } else if (status !== undefined) {
+      const retryAfter = typeof behaviour === 'object' ? behaviour.retryAfterSeconds : undefined;
+      response.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }).end();
     }
   };
 

@@ -72,7 +72,7 @@ export const CONTAINER_STARTUP_TIMEOUT_MS = 90_000;
 
 /**
  * The bound of a test that starts an embedded PostgreSQL (PGlite) of its own. A start is initdb in
- * WebAssembly, ~3.5 s of CPU; in a full `pnpm test` on a busy 2-core machine it took 10-18 s of wall
+ * WebAssembly, ~3.5 s of CPU; in a full `pnpm test` on a busy 2-core machine it took 10-27 s of wall
  * time, close to vitest's default 30 s. A bound for a hang, not a check of speed.
  */
 export const EMBEDDED_POSTGRES_TEST_TIMEOUT_MS = 120_000;
