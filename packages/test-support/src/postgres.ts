@@ -71,9 +71,9 @@ export const TEST_CONTAINER_LABEL = 'plant-store.test';
 export const CONTAINER_STARTUP_TIMEOUT_MS = 90_000;
 
 /**
- * The bound of a test that starts an embedded PostgreSQL (PGlite) of its own. A start is initdb in
- * WebAssembly, ~3.5 s of CPU; in a full `pnpm test` on a busy 2-core machine it took 10-27 s of wall
- * time, close to vitest's default 30 s. A bound for a hang, not a check of speed.
+ * The bound of a test that starts an embedded PostgreSQL (PGlite) of its own: its start, initdb in
+ * WebAssembly, can take most of vitest's default 30 s on a busy machine (figures: RELIABILITY.md §10).
+ * A bound for a hang, not a check of speed.
  */
 export const EMBEDDED_POSTGRES_TEST_TIMEOUT_MS = 120_000;
 

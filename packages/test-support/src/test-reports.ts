@@ -34,13 +34,16 @@ export interface PackageSummary {
 
 const SKIPPED = new Set(['skipped', 'pending', 'todo']);
 
+/** A test file's path as its package sees it, as the lines name it. */
+const inPackage = (fileName: string, packageDir: string): string => fileName.replace(`${packageDir}/`, '');
+
 /** Each group of skipped tests as `file: describe title (N tests)`: a test that did not run is named, never silent. */
 function skippedGroups(report: VitestJsonReport, packageDir: string): string[] {
   const groups = new Map<string, number>();
   for (const file of report.testResults) {
     for (const test of file.assertionResults) {
       if (!SKIPPED.has(test.status)) continue;
-      const where = `${file.name.replace(`${packageDir}/`, '')}: ${test.ancestorTitles[0] ?? test.title}`;
+      const where = `${inPackage(file.name, packageDir)}: ${test.ancestorTitles[0] ?? test.title}`;
       groups.set(where, (groups.get(where) ?? 0) + 1);
     }
   }
@@ -62,7 +65,7 @@ function firstLine(message: string | null | undefined): string {
 function failures(report: VitestJsonReport, packageDir: string): string[] {
   const lines: string[] = [];
   for (const file of report.testResults) {
-    const where = file.name.replace(`${packageDir}/`, '');
+    const where = inPackage(file.name, packageDir);
     const failedTests = file.assertionResults.filter((test) => test.status === 'failed');
     for (const test of failedTests) {
       const name = [where, ...test.ancestorTitles, test.title].join(' > ');
