@@ -44,7 +44,6 @@ postgres://postgres@127.0.0.1:5432/postgres); the bench uses its own database pl
 
 const root = join(import.meta.dirname, '..', '..');
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const profile = readFileSync(join(root, 'bench', 'PROFILE.md'), 'utf8');
 const latestPath = join(root, 'bench', 'results', 'latest.json');
 
 function parseOptions(): Options & { write: boolean; render: boolean } {
@@ -99,7 +98,7 @@ if (options.render) {
     );
     process.exit(2);
   }
-  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(latest, profile));
+  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(latest));
   log('wrote BENCHMARKS.md from bench/results/latest.json');
   process.exit(0);
 }
@@ -221,7 +220,7 @@ if (options.write) {
     options.only ? join(root, 'bench', 'results', 'partial.json') : latestPath,
     `${JSON.stringify(report, null, 2)}\n`,
   );
-  if (!options.only) writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report, profile));
+  if (!options.only) writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report));
   log(`wrote ${options.only ? 'bench/results/partial.json' : 'bench/results/latest.json and BENCHMARKS.md'}`);
 }
 log(`done in ${Math.round(report.wallSeconds)} s`);

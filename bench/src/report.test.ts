@@ -353,7 +353,16 @@ describe('tracing', () => {
 });
 
 describe('the report', () => {
-  const runs = group(16, { koa: [undefined, cpu(50, 50, 50, 50)], memory: ['koa', cpu(55, 60, 62)] });
+  const note = 'CPU per request counts all the CPU used since the previous load';
+  const runs = group(16, {
+    koa: [undefined, cpu(50, 50, 50, 50)],
+    'json-server': [undefined, rps(250, 250, 250, 250)],
+    memory: ['koa', cpu(55, 60, 62)],
+  }).map((run) => ({
+    ...run,
+    ...(run.key === 'memory' ? { baselines: ['koa', 'json-server'] } : {}),
+    ...(run.key === 'json-server' ? {} : { notes: [note] }),
+  }));
   runs.push({
     key: 'embedded',
     label: 'service, embedded',
@@ -386,11 +395,37 @@ describe('the report', () => {
     expect(text).toContain('\nFAILED service, embedded: exited before it was ready\n');
   });
 
-  it('BENCHMARKS.md holds the machine, the targets, the figures, and PROFILE.md after them as it is', () => {
-    const markdown = renderMarkdown(report, '## What the profiles showed\n\nwords\n');
+  const markdown = renderMarkdown(report);
+  /** The rows of the Markdown table under a heading. */
+  const tableUnder = (heading: string) =>
+    (markdown.split(`\n${heading}\n`)[1] ?? '')
+      .split('\n\n')
+      .find((block) => block.startsWith('|'))
+      ?.split('\n')
+      .slice(2);
+
+  it('BENCHMARKS.md holds the machine, and the targets with their verdicts counted', () => {
     expect(markdown).toContain('| Node | v24.21.0 |');
-    expect(markdown).toContain('- FAILED service, embedded: exited before it was ready');
-    expect(markdown).toContain('| PASS | memory vs koa c16: CPU/req >= 0.8x | CPU/req | median 0.83x');
-    expect(markdown.endsWith('## What the profiles showed\n\nwords\n')).toBe(true);
+    expect(markdown).toContain(`\n1 PASS, ${TARGETS.length - 1} NOT MEASURED. PASS when every round`);
+    expect(tableUnder('## Targets')).toContain(
+      '| PASS | memory vs koa c16: CPU/req >= 0.8x | CPU/req | median 0.83x (3 rounds: 0.81x to 0.91x); req/s 1.00x, p50 1.00x; 60 vs 50 us/req |',
+    );
+  });
+
+  it('BENCHMARKS.md gives one row per side and level, its ratios to the first baseline and, folded in, req/s to the others', () => {
+    expect(tableUnder('## Results')).toStrictEqual([
+      '| koa | c16 | 1,000 | 1.00 | 2.00 | 0 | - | 50 | - |  |  |  |  |  |',
+      '| json-server | c16 | 250 | 1.00 | 2.00 | 0 | - | 1,000 | - |  |  |  |  |  |',
+      '| memory | c16 | 1,000 | 1.00 | 2.00 | 0 | - | 60 | - | koa | 1.00x | 0.83x | 1.00x | json-server 4.00x |',
+    ]);
+    expect(markdown).not.toContain('## Ratios');
+  });
+
+  it('BENCHMARKS.md lists the failures and each note once with every side that gave it, and links PROFILE.md', () => {
+    expect(markdown).toContain(
+      `\n## Notes\n\n- FAILED service, embedded: exited before it was ready\n- koa; memory: ${note}\n`,
+    );
+    expect(markdown).toContain('[bench/PROFILE.md](bench/PROFILE.md)');
+    expect(markdown.endsWith(`${note}\n`)).toBe(true);
   });
 });

@@ -343,18 +343,20 @@ interface Table {
   readonly rows: string[][];
 }
 
-/** One level of one run, as the results table shows it. */
+/** One level of one run, as the results tables show it. */
 interface Row {
   readonly run: TargetRun;
   readonly level: Figures;
   readonly rounds: number;
   readonly baseline: string;
-  /** The median ratio to the baseline, on a basis. */
+  /** The median ratio to the first baseline, on a basis. */
   readonly x: (basis: Basis) => string;
+  /** The median req/s ratio to each further baseline: "bare-pg 2.77x, pgbench 2.71x". */
+  readonly others: string;
 }
 
 const RESULT_COLUMNS: ReadonlyArray<readonly [string, (row: Row) => string]> = [
-  ['target', (row) => row.run.label],
+  ['side', (row) => row.run.label],
   ['conns', (row) => `c${row.level.connections}`],
   ['rounds', (row) => String(row.rounds)],
   ['req/s', (row) => format.rps(row.level.rps)],
@@ -372,22 +374,34 @@ const RESULT_COLUMNS: ReadonlyArray<readonly [string, (row: Row) => string]> = [
   ['x p99', (row) => row.x('p99')],
 ];
 
-function resultsTable(runs: readonly TargetRun[]): Table {
+/** BENCHMARKS.md's: what a reader needs to judge each target, the ratios to every baseline folded in. */
+const COMPACT_COLUMNS: ReadonlyArray<readonly [string, (row: Row) => string]> = [
+  ...RESULT_COLUMNS.filter(([header]) => !['rounds', 'server CPU', 'load gen CPU'].includes(header)),
+  ['x req/s, other baselines', (row) => row.others],
+];
+
+function resultsTable(
+  runs: readonly TargetRun[],
+  columns: ReadonlyArray<readonly [string, (row: Row) => string]> = RESULT_COLUMNS,
+): Table {
   const rows = runs.flatMap((run) => {
-    const baseline = runs.find((other) => other.key === run.baselines[0]);
+    const [baseline, ...others] = run.baselines.flatMap((key) => runs.filter((other) => other.key === key));
     return levelsOf(run).map((c) => {
       const mine = run.segments.filter((figures) => figures.connections === c);
+      const x = (against: TargetRun, basis: Basis) =>
+        format.ratio(median(ratios(mine, against.segments, c, basis)));
       const row: Row = {
         run,
         level: summarize(mine),
         rounds: mine.filter((figures) => !figures.closing).length,
         baseline: baseline?.key ?? '',
-        x: (basis) => (baseline ? format.ratio(median(ratios(mine, baseline.segments, c, basis))) : ''),
+        x: (basis) => (baseline ? x(baseline, basis) : ''),
+        others: others.map((other) => `${other.key} ${x(other, 'req/s')}`).join(', '),
       };
-      return RESULT_COLUMNS.map(([, cell]) => cell(row));
+      return columns.map(([, cell]) => cell(row));
     });
   });
-  return { headers: RESULT_COLUMNS.map(([header]) => header), rows };
+  return { headers: columns.map(([header]) => header), rows };
 }
 
 /** Every ratio of every run to each of its baselines: the median of the rounds and their spread. */
@@ -420,14 +434,21 @@ function ratiosTable(runs: readonly TargetRun[]): Table {
 }
 
 /** A partial run (--only) leaves out the targets of sides it did not start. */
-function goalsTable(runs: readonly TargetRun[], partial: boolean): Table {
-  const rows = evaluateGoals(runs)
-    .filter(
-      (goal) =>
-        !partial || goal.status !== 'NOT MEASURED' || runs.some((run) => goal.text.startsWith(`${run.key} `)),
-    )
-    .map((goal) => [goal.status, goal.text, goal.basis, goal.measured]);
-  return { headers: ['status', 'target', 'judged on', 'measured'], rows };
+function shownGoals(report: Report): Goal[] {
+  const { runs } = report;
+  return evaluateGoals(runs).filter(
+    (goal) =>
+      report.settings.only === undefined ||
+      goal.status !== 'NOT MEASURED' ||
+      runs.some((run) => goal.text.startsWith(`${run.key} `)),
+  );
+}
+
+function goalsTable(goals: readonly Goal[]): Table {
+  return {
+    headers: ['status', 'target', 'judged on', 'measured'],
+    rows: goals.map((goal) => [goal.status, goal.text, goal.basis, goal.measured]),
+  };
 }
 
 function textTable({ headers, rows }: Table): string {
@@ -467,50 +488,67 @@ export function renderText(report: Report): string {
     machineLine(report),
     [textTable(resultsTable(report.runs)), ...failures(report.runs)].join('\n'),
     textTable(ratiosTable(report.runs)),
-    textTable(goalsTable(report.runs, report.settings.only !== undefined)),
+    textTable(goalsTable(shownGoals(report))),
   ].join('\n\n');
 }
 
-/** BENCHMARKS.md: the run's figures, then bench/PROFILE.md (written by people) as it is. */
-export function renderMarkdown(report: Report, profile = ''): string {
+/** "18 PASS, 11 FAIL, 4 UNDECIDED": the verdicts counted, the absent ones left out. */
+function verdictCount(goals: readonly Goal[]): string {
+  const statuses: readonly Status[] = ['PASS', 'FAIL', 'UNDECIDED', 'NOT MEASURED'];
+  return statuses
+    .map((status) => [status, goals.filter((goal) => goal.status === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+}
+
+/** The failures, then each note once, with every side that gave it. */
+function notesOf(runs: readonly TargetRun[]): string[] {
+  const sides = new Map<string, string[]>();
+  for (const run of runs)
+    for (const note of run.notes) sides.set(note, [...(sides.get(note) ?? []), run.label]);
+  return [...failures(runs), ...[...sides].map(([note, labels]) => `${labels.join('; ')}: ${note}`)];
+}
+
+/**
+ * BENCHMARKS.md: the machine, the targets and their verdicts, one row of figures per side and level,
+ * the notes. What the profiles showed is bench/PROFILE.md's, linked, never copied in. Each section is
+ * one entry of the list, so that another finds its place between them.
+ */
+export function renderMarkdown(report: Report): string {
   const { machine, settings } = report;
   const details = Object.entries(machine.details).map(([name, value]) => `| ${name} | ${value} |`);
-  const notes = [
-    ...failures(report.runs),
-    ...report.runs.flatMap((run) => run.notes.map((note) => `${run.label}: ${note}`)),
-  ].map((note) => `- ${note}`);
-  return `# Benchmarks
+  const goals = shownGoals(report);
+  const notes = notesOf(report.runs).map((note) => `- ${note}`);
+  const sections = [
+    `# Benchmarks
 
 The figures of the last full \`pnpm bench\` run, written by it: do not edit by hand. How the bench
-works, what each target is and why it is judged on its figure: [bench/README.md](bench/README.md).
-
-## Machine
+works, what each target is and why it is judged on its figure: [bench/README.md](bench/README.md). What
+the profiles showed and what was decided from them: [bench/PROFILE.md](bench/PROFILE.md).`,
+    `## Machine
 
 | | |
 |---|---|
 | CPU | ${machineLine(report)} |
 ${details.join('\n')}
-| load | ${settings.durationSeconds} s per server and level at ${settings.connections.map((c) => `c${c}`).join(', ')}, in ${settings.rounds} interleaved rounds; whole run ${Math.round(report.wallSeconds)} s |
+| load | ${settings.durationSeconds} s per server and level at ${settings.connections.map((c) => `c${c}`).join(', ')}, in ${settings.rounds} interleaved rounds; whole run ${Math.round(report.wallSeconds)} s |`,
+    `## Targets
 
-## Targets
+${verdictCount(goals)}. PASS when every round is on the right side of the target, FAIL when every
+round is on the wrong side, UNDECIDED when the rounds fall on both sides. "measured" gives the median of
+the rounds and their spread, then the side's other ratios to the same baseline and its CPU per request.
 
-PASS when every round is on the right side of the target, FAIL when every round is on the wrong side,
-UNDECIDED when the rounds fall on both sides.
+${markdownTable(goalsTable(goals))}`,
+    `## Results
 
-${markdownTable(goalsTable(report.runs, report.settings.only !== undefined))}
+One row per side and level, the median of its segments. The x columns are the median of the rounds'
+ratios to the first baseline's segments just before and after (x CPU/req: the baseline's CPU per
+request over this one's, so that above 1 is better, as for req/s; x p99 below 1 is better); the last
+column gives req/s against the side's other baselines, printed and not judged.
 
-## Results
-
-Each row is the median of its segments; the x columns are the median of the rounds' ratios to the
-baseline's segments just before and after (x CPU/req: the baseline's CPU per request over this one's,
-so that above 1 is better, as for req/s; x p99 below 1 is better).
-
-${markdownTable(resultsTable(report.runs))}
-
-## Ratios
-
-Each run against each of its baselines: the median of the rounds, and their spread (lowest-highest).
-
-${markdownTable(ratiosTable(report.runs))}
-${notes.length > 0 ? `\n## Notes\n\n${notes.join('\n')}\n` : ''}${profile.trim() === '' ? '' : `\n${profile.trim()}\n`}`;
+${markdownTable(resultsTable(report.runs, COMPACT_COLUMNS))}`,
+    ...(notes.length > 0 ? [`## Notes\n\n${notes.join('\n')}`] : []),
+  ];
+  return `${sections.join('\n\n')}\n`;
 }

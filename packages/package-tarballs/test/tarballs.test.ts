@@ -203,7 +203,7 @@ describe.each(PACKERS)('packed with %s pack', (packer) => {
     });
 
     // Three Node processes, one compiling PGlite's WebAssembly: the bound only tells a hang from a slow
-    // machine (RELIABILITY.md section 10 has the times).
+    // machine (RELIABILITY.md, "The suite under load", has the times).
     it('then on Node 24 the domain works with the memory adapter and with PGlite, and the client keeps int64 ids exact', async () => {
       const node = process.execPath;
       expect(process.versions.node).toMatch(/^24\./);

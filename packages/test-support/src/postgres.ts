@@ -72,7 +72,7 @@ export const CONTAINER_STARTUP_TIMEOUT_MS = 90_000;
 
 /**
  * The bound of a test that starts an embedded PostgreSQL (PGlite) of its own: its start, initdb in
- * WebAssembly, can take most of vitest's default 30 s on a busy machine (figures: RELIABILITY.md §10).
+ * WebAssembly, can take most of vitest's default 30 s on a busy machine (figures: RELIABILITY.md, "The suite under load").
  * A bound for a hang, not a check of speed.
  */
 export const EMBEDDED_POSTGRES_TEST_TIMEOUT_MS = 120_000;

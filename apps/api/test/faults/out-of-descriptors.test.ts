@@ -1,4 +1,4 @@
-// Drill 8 (RELIABILITY.md): clients that use up the process's file descriptors. The service runs as a child process
+// A drill (RELIABILITY.md, "Out of file descriptors"): clients that use up the process's file descriptors. The service runs as a child process
 // under `prlimit --nofile=256:256`, and 400 connections each send half a request (no token needed)
 // and wait. DESIGN.md: out of descriptors or connections is "unavailable", never a 500; MAX_CONNECTIONS
 // (auto: the limit less 128) keeps descriptors for the process itself; and it recovers by itself.

@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 // A page of plants in id order (GET /plants) read from an index alone: plants are stored where their
 // insert put them, not in id order, so a page through the primary key reads about a heap page per plant
-// (figures in bench/PROFILE.md, section 7). An index entry may not exceed ~2.7 KB, and a name has no
+// (figures in bench/PROFILE.md, "List pages"). An index entry may not exceed ~2.7 KB, and a name has no
 // limit of its own, so the covering index holds the plants whose name and tag take 2,000 bytes or less
 // (nearly all), and a small one finds the others; plant-statements.ts's list statements read both, with
 // these very predicates (the planner uses a partial index only for a query that implies its predicate).
