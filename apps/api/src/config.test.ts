@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -422,6 +423,46 @@ describe('loadConfig', () => {
       const missing = join(folder, 'missing');
       expect(problemsOf({ API_TOKENS_FILE: missing })).toEqual([
         `API_TOKENS_FILE ${missing} could not be read (ENOENT)`,
+      ]);
+    });
+
+    it('when the file holds 1 MiB, then its tokens are read', async () => {
+      // Lines of 64 bytes: a token of 63 characters and its newline.
+      const tokens = Array.from({ length: (1024 * 1024) / 64 }, (_, i) => `t${String(i).padStart(62, '0')}`);
+      const file = await tokensFile(`${tokens.join('\n')}\n`);
+      expect(loadConfig({ API_TOKENS_FILE: file }).tokens).toHaveLength(tokens.length);
+    });
+
+    it('when the file is larger than 1 MiB, then it is refused, naming the file, and not read whole', async () => {
+      const tokens = Array.from(
+        { length: (1024 * 1024) / 64 + 1 },
+        (_, i) => `t${String(i).padStart(62, '0')}`,
+      );
+      const file = await tokensFile(`${tokens.join('\n')}\n`);
+      expect(problemsOf({ API_TOKENS_FILE: file })).toEqual([`API_TOKENS_FILE ${file} is larger than 1 MiB`]);
+    });
+
+    // /dev/zero never ends: read whole, it filled the machine's memory.
+    it.each(['/dev/zero', '/dev/null'])(
+      'when the file is %s, a device, then it is refused, naming it',
+      (device) => {
+        expect(problemsOf({ API_TOKENS_FILE: device })).toEqual([
+          `API_TOKENS_FILE ${device} is not a regular file`,
+        ]);
+      },
+    );
+
+    it('when the file is a folder, then it is refused, naming it', () => {
+      expect(problemsOf({ API_TOKENS_FILE: folder })).toEqual([
+        `API_TOKENS_FILE ${folder} is not a regular file`,
+      ]);
+    });
+
+    it('when the file is a FIFO nobody writes, then it is refused at once instead of waiting for a writer', () => {
+      const fifo = join(folder, 'tokens-fifo');
+      execFileSync('mkfifo', [fifo]);
+      expect(problemsOf({ API_TOKENS_FILE: fifo })).toEqual([
+        `API_TOKENS_FILE ${fifo} is not a regular file`,
       ]);
     });
 

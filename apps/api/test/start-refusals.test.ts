@@ -209,6 +209,13 @@ describe('start failures, each said in one line', { timeout: 60_000 }, () => {
     );
   });
 
+  // Read whole, /dev/zero filled the machine's memory before anything was said.
+  it('when API_TOKENS_FILE is /dev/zero, then it is refused naming it', async () => {
+    expect(await refusal({ DATABASE_URL: 'memory:', API_TOKENS_FILE: '/dev/zero' })).toBe(
+      refusedWith('invalid configuration:\n  - API_TOKENS_FILE /dev/zero is not a regular file'),
+    );
+  });
+
   it('when DATABASE_URL is pglite:memory://, which would keep nothing, then it is refused pointing to memory:', async () => {
     // Refused with the configuration's other problems, as every bad DATABASE_URL is.
     expect(await refusal({ DATABASE_URL: 'pglite:memory://plants' })).toBe(
