@@ -14,6 +14,16 @@ const PGLITE_STORES: Readonly<Record<string, string>> = {
 
 const FOLDERS = 'pglite: takes a folder, as pglite:/srv/plants, pglite:./data or pglite:file:///srv/plants';
 
+/** The absolute path a `file://` URL names, read as any URL is; undefined for a host other than localhost, an escaped slash, or no `//`. */
+function fileUrlPath(url: string): string | undefined {
+  if (!/^file:\/\//i.test(url)) return undefined;
+  try {
+    return resolve(fileURLToPath(url));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The one absolute folder a `pglite:` address names, decided here and given to PGlite and the folder's
  * lock alike, so that no prefix is read one way by one and another way by the other: a path (relative
@@ -24,10 +34,8 @@ export function pgliteFolder(address: string): { readonly dataDir: string } | { 
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(address)?.[0].toLowerCase();
   if (scheme === undefined) return { dataDir: resolve(address || DEFAULT_PGLITE_DIR) };
   if (scheme === 'file:') {
-    try {
-      // A URL, read as one: a host other than localhost, or an escaped slash, is refused.
-      if (/^file:\/\//i.test(address)) return { dataDir: resolve(fileURLToPath(address)) };
-    } catch {}
+    const folder = fileUrlPath(address);
+    if (folder !== undefined) return { dataDir: folder };
     return {
       problem: `pglite:file: must be the URL of an absolute path on this machine, as pglite:file:///srv/plants (or the path alone: pglite:/srv/plants)`,
     };
