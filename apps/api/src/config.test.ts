@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -31,7 +32,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '127.0.0.1',
-      database: { kind: 'pglite', dataDir: './data' },
+      database: { kind: 'pglite', dataDir: resolve('data') },
       groupCommit: true,
       preparedStatements: true,
       tokens: [],
@@ -157,7 +158,7 @@ describe('loadConfig', () => {
   it('when a variable is set to the empty string, then it counts as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '', BODY_LIMIT: ' ', LOG_LEVEL: '' })).toMatchObject({
       port: 3000,
-      database: { kind: 'pglite', dataDir: './data' },
+      database: { kind: 'pglite', dataDir: resolve('data') },
       bodyLimit: 65_536,
       logLevel: 'info',
     });
@@ -171,8 +172,8 @@ describe('loadConfig', () => {
         { kind: 'postgres', connectionString: 'postgresql://u:p@h:5433/db?sslmode=require' },
       ],
       ['pglite:/var/lib/plants', { kind: 'pglite', dataDir: '/var/lib/plants' }],
-      ['pglite:./local', { kind: 'pglite', dataDir: './local' }],
-      ['pglite:', { kind: 'pglite', dataDir: './data' }],
+      ['pglite:./local', { kind: 'pglite', dataDir: resolve('local') }],
+      ['pglite:', { kind: 'pglite', dataDir: resolve('data') }],
       ['memory:', { kind: 'memory' }],
     ])('when it is %s, then the storage is %j', (url, database) => {
       expect(loadConfig({ DATABASE_URL: url }).database).toEqual(database);
@@ -189,7 +190,7 @@ describe('loadConfig', () => {
 
     it.each([
       ['POSTGRES://u@h/db', { kind: 'postgres', connectionString: 'POSTGRES://u@h/db' }],
-      ['PGlite:./local', { kind: 'pglite', dataDir: './local' }],
+      ['PGlite:./local', { kind: 'pglite', dataDir: resolve('local') }],
       ['Memory:', { kind: 'memory' }],
     ])(
       'when its scheme is written in capitals (%s), then it is the same scheme, as in any URL',
@@ -206,6 +207,76 @@ describe('loadConfig', () => {
         ]);
       },
     );
+
+    it.each([
+      'pglite:file:///var/lib/plants',
+      'pglite:file://localhost/var/lib/plants',
+      'pglite:/var/lib/plants/',
+      'pglite:/var/lib/../lib/plants',
+      `pglite:${join(relative(process.cwd(), '/'), 'var/lib/plants')}`,
+    ])(
+      'when it is %s, then it names the folder /var/lib/plants, as PGlite and its lock are given it',
+      (url) => {
+        expect(loadConfig({ DATABASE_URL: url }).database).toEqual({
+          kind: 'pglite',
+          dataDir: '/var/lib/plants',
+        });
+      },
+    );
+
+    it.each([
+      ['pglite:./local', 'local'],
+      ['pglite:local', 'local'],
+      ['pglite:./name:with-colon', 'name:with-colon'],
+      ['pglite:file:///srv/my%20plants', '/srv/my plants'],
+    ])('when it is %s, then it names the folder %s from the working directory', (url, folder) => {
+      expect(loadConfig({ DATABASE_URL: url }).database).toEqual({
+        kind: 'pglite',
+        dataDir: resolve(folder),
+      });
+    });
+
+    it.each([
+      [
+        'pglite:memory://plants',
+        'memory://',
+        ' (PGlite would keep the plants in memory and lose them at exit)',
+      ],
+      ['pglite:idb://plants', 'idb://', " (PGlite's store in a browser (IndexedDB))"],
+      ['pglite:opfs-ahp://plants', 'opfs-ahp://', " (PGlite's store in a browser (OPFS))"],
+      ['pglite:memfs2opfs://plants', 'memfs2opfs://', " (PGlite's store in a browser (OPFS))"],
+    ])(
+      'when it is %s, a store of PGlite that is no folder, then it is refused pointing throwaway runs to memory:',
+      (url, named, why) => {
+        expect(problemsOf({ DATABASE_URL: url })).toEqual([
+          `DATABASE_URL pglite:${named} is not a folder on disk${why}: pglite: takes a folder, as ` +
+            'pglite:/srv/plants, pglite:./data or pglite:file:///srv/plants; for a throwaway run, DATABASE_URL=memory:',
+        ]);
+      },
+    );
+
+    it.each(['pglite:plants:2024', 'pglite:https://example.com/plants'])(
+      'when it is %s, a scheme PGlite does not know, then it is refused saying how to name such a folder',
+      (url) => {
+        expect(problemsOf({ DATABASE_URL: url })).toEqual([
+          expect.stringMatching(
+            /^DATABASE_URL pglite:[a-z]+:(\/\/)? is not a folder on disk: pglite: takes a folder, .*; one named [a-z]+:(\/\/)?… as pglite:\.\/[a-z]+:(\/\/)?…; for a throwaway run, DATABASE_URL=memory:$/,
+          ),
+        ]);
+      },
+    );
+
+    it.each([
+      'pglite:file://plants',
+      'pglite:file:plants',
+      'pglite:file://host/srv/plants',
+      'pglite:file:///srv/a%2Fb',
+    ])('when it is %s, not the file URL of an absolute path on this machine, then it is refused', (url) => {
+      expect(problemsOf({ DATABASE_URL: url })).toEqual([
+        'DATABASE_URL pglite:file: must be the URL of an absolute path on this machine, as ' +
+          'pglite:file:///srv/plants (or the path alone: pglite:/srv/plants)',
+      ]);
+    });
 
     it('when it is refused, then the message lists every storage it may name', () => {
       expect(problemsOf({ DATABASE_URL: 'sqlite:plants.db' })).toEqual([
@@ -352,6 +423,46 @@ describe('loadConfig', () => {
       const missing = join(folder, 'missing');
       expect(problemsOf({ API_TOKENS_FILE: missing })).toEqual([
         `API_TOKENS_FILE ${missing} could not be read (ENOENT)`,
+      ]);
+    });
+
+    it('when the file holds 1 MiB, then its tokens are read', async () => {
+      // Lines of 64 bytes: a token of 63 characters and its newline.
+      const tokens = Array.from({ length: (1024 * 1024) / 64 }, (_, i) => `t${String(i).padStart(62, '0')}`);
+      const file = await tokensFile(`${tokens.join('\n')}\n`);
+      expect(loadConfig({ API_TOKENS_FILE: file }).tokens).toHaveLength(tokens.length);
+    });
+
+    it('when the file is larger than 1 MiB, then it is refused, naming the file, and not read whole', async () => {
+      const tokens = Array.from(
+        { length: (1024 * 1024) / 64 + 1 },
+        (_, i) => `t${String(i).padStart(62, '0')}`,
+      );
+      const file = await tokensFile(`${tokens.join('\n')}\n`);
+      expect(problemsOf({ API_TOKENS_FILE: file })).toEqual([`API_TOKENS_FILE ${file} is larger than 1 MiB`]);
+    });
+
+    // /dev/zero never ends: read whole, it filled the machine's memory.
+    it.each(['/dev/zero', '/dev/null'])(
+      'when the file is %s, a device, then it is refused, naming it',
+      (device) => {
+        expect(problemsOf({ API_TOKENS_FILE: device })).toEqual([
+          `API_TOKENS_FILE ${device} is not a regular file`,
+        ]);
+      },
+    );
+
+    it('when the file is a folder, then it is refused, naming it', () => {
+      expect(problemsOf({ API_TOKENS_FILE: folder })).toEqual([
+        `API_TOKENS_FILE ${folder} is not a regular file`,
+      ]);
+    });
+
+    it('when the file is a FIFO nobody writes, then it is refused at once instead of waiting for a writer', () => {
+      const fifo = join(folder, 'tokens-fifo');
+      execFileSync('mkfifo', [fifo]);
+      expect(problemsOf({ API_TOKENS_FILE: fifo })).toEqual([
+        `API_TOKENS_FILE ${fifo} is not a regular file`,
       ]);
     });
 

@@ -84,6 +84,11 @@ function startFailure(error: unknown): string | undefined {
   if (code === 'EADDRINUSE') return `${where} is in use by another process: set PORT to a free port`;
   if (code === 'EACCES') return `not allowed to listen on ${where}: set PORT to 1024 or above`;
   if (code === 'EADDRNOTAVAIL') return `${loaded.host} is not an address of this machine: check HOST`;
+  // Listening looks a HOST that is no address up as a name (256.1.1.1 included), and finds none.
+  const { syscall, hostname } = error as { syscall?: unknown; hostname?: unknown };
+  if (syscall === 'getaddrinfo' && hostname === loaded.host) {
+    return `HOST ${loaded.host} is no address and no name this machine resolves (${code}): set HOST to an address of this machine (127.0.0.1, 0.0.0.0 for all)`;
+  }
   return undefined;
 }
 

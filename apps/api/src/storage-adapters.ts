@@ -2,6 +2,7 @@ import type { PlantStorage } from '@plant-store/domain';
 import type { ConnectionPoolStats, SqlPlantStorage } from '@plant-store/storage-postgres';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
 import type { QueueDatabase } from '@plant-store/webhooks/pg-boss';
+import { DEFAULT_PGLITE_DIR, pgliteFolder } from './pglite-folder.ts';
 
 /** What the service asks of every adapter it opens. */
 export interface StorageOptions {
@@ -32,8 +33,8 @@ export interface OpenedStorage {
 
 /**
  * The storage cannot be used as it is, for a reason its operator must fix (its data folder is held
- * by another process, its database does not exist, refuses the user or stores another encoding than
- * UTF8): the start ends with this message, in one line.
+ * by another process or cannot be written, its database does not exist, refuses the user, has no TLS
+ * or stores another encoding than UTF8): the start ends with this message, in one line.
  */
 export class StorageRefusedError extends Error {
   override readonly name = 'StorageRefusedError';
@@ -109,8 +110,6 @@ function adapter<Settings extends object>(entry: StorageAdapter<Settings>): Stor
   return entry;
 }
 
-const DEFAULT_PGLITE_DIR = './data';
-
 /** DATABASE_URL when it is unset: embedded PostgreSQL in ./data, a store that needs no setup. */
 export const DEFAULT_DATABASE_URL = `pglite:${DEFAULT_PGLITE_DIR}`;
 
@@ -148,6 +147,9 @@ const ADAPTERS = {
           if (refusal === 'no such database')
             return ': create it, or set DATABASE_URL to a database that exists';
           if (refusal === 'credentials refused') return ": check DATABASE_URL's user and password";
+          if (refusal === 'no TLS') {
+            return ': DATABASE_URL asks for TLS (sslmode, ssl): turn TLS on at the server, or set sslmode=disable where the network to it is private';
+          }
           return undefined;
         }),
       );
@@ -162,19 +164,25 @@ const ADAPTERS = {
   pglite: adapter<{ readonly dataDir: string }>({
     schemes: ['pglite:'],
     accepts: 'pglite:<dir> (embedded)',
-    parse: (url) => ({ dataDir: afterScheme(url) || DEFAULT_PGLITE_DIR }),
+    parse: (url) => pgliteFolder(afterScheme(url)),
     async open({ dataDir }, options) {
-      const { DataFolderInUseError, openPglitePlantStorage } = await import('@plant-store/storage-postgres');
+      const { DataFolderInUseError, DataFolderUnusableError, openPglitePlantStorage } = await import(
+        '@plant-store/storage-postgres'
+      );
       const storage = await openPglitePlantStorage({
         dataDir,
         ...groupCommitOption(options),
         events: options.events,
       }).catch(
-        refusing((error) =>
-          error instanceof DataFolderInUseError
-            ? ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)'
-            : undefined,
-        ),
+        refusing((error) => {
+          if (error instanceof DataFolderInUseError) {
+            return ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)';
+          }
+          if (error instanceof DataFolderUnusableError) {
+            return ": set DATABASE_URL=pglite:<dir> to a folder this process may make and write, empty or PGlite's own";
+          }
+          return undefined;
+        }),
       );
       return {
         storage,

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { freePort, provideTestPostgres } from '@plant-store/test-support';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
+import { killLeftoverRuns, listeningUrl, type Run, runMain } from './support/run-main.ts';
 
 const TOKEN = 'start-refusal-token';
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -14,6 +15,11 @@ afterEach(killLeftoverRuns);
 
 const tempDir = await mkdtemp(join(tmpdir(), 'plant-store-refusals-'));
 afterAll(() => rm(tempDir, { recursive: true, force: true }));
+
+/** How a start ends: its exit code, or 'listening' when it was not refused after all. */
+function startOutcome(run: Run): Promise<number | null | 'listening'> {
+  return Promise.race([run.exited, listeningUrl(run).then(() => 'listening' as const)]);
+}
 
 function create(url: string, id: number, name: string): Promise<Response> {
   return fetch(`${url}/plants`, {
@@ -49,6 +55,38 @@ describe('one service per embedded data folder', { timeout: 120_000 }, () => {
     expect(await first.exited).toBe(0);
   });
 
+  it('when a second service is started on the same folder written another way (file:// URL, relative path), then it is refused in one line naming the folder and the first one', async () => {
+    const folder = join(tempDir, 'spelled');
+    const first = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:file://${folder}`, PORT: '0' });
+    const url = await listeningUrl(first);
+    expect((await create(url, 1, 'Monstera')).status).toBe(200);
+
+    const inUse = (holder: number | undefined): RegExp =>
+      new RegExp(
+        `^plant-store cannot start: the data folder ${folder} is in use by process ${holder} on ${hostname()} ` +
+          '\\(since [0-9T:.-]+Z\\): one process at a time may use it; [^\\n]*\\n$',
+      );
+    const second = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
+    expect(await startOutcome(second)).toBe(1);
+    expect(second.stderr()).toMatch(inUse(first.child.pid));
+    const third = runMain({
+      API_TOKENS: TOKEN,
+      DATABASE_URL: `pglite:${relative(process.cwd(), folder)}`,
+      PORT: '0',
+    });
+    expect(await startOutcome(third)).toBe(1);
+    expect(third.stderr()).toMatch(inUse(first.child.pid));
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // The plant answered 200 is in the folder that was locked, whichever way it is written.
+    const next = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
+    const read = await fetch(`${await listeningUrl(next)}/plants/1`, { headers: auth });
+    expect(await read.json()).toEqual({ name: 'Monstera' });
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  });
+
   it('when the service holding the folder was killed with SIGKILL, then the next start on it works, and every plant answered 200 is there', async () => {
     const folder = join(tempDir, 'killed');
     const first = runMain({ API_TOKENS: TOKEN, DATABASE_URL: `pglite:${folder}`, PORT: '0' });
@@ -65,6 +103,128 @@ describe('one service per embedded data folder', { timeout: 120_000 }, () => {
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);
     expect(next.stderr()).toBe('');
+  });
+});
+
+describe('start failures, each said in one line', { timeout: 60_000 }, () => {
+  /** The one line a refused start writes on stderr, once it has exited 1 without listening. */
+  async function refusal(env: NodeJS.ProcessEnv): Promise<string> {
+    const run = runMain({ API_TOKENS: TOKEN, PORT: '0', ...env });
+    expect(await startOutcome(run)).toBe(1);
+    return run.stderr();
+  }
+  const refusedWith = (reason: string): string => `plant-store cannot start: ${reason}\n`;
+  const pglite = (folder: string) => ({ DATABASE_URL: `pglite:${folder}` });
+  const makeWritable =
+    ": set DATABASE_URL=pglite:<dir> to a folder this process may make and write, empty or PGlite's own";
+
+  it.each(['256.1.1.1', 'not-a-host.invalid'])(
+    'when HOST is %s, which resolves to no address, then it says so naming HOST',
+    async (host) => {
+      expect(await refusal({ HOST: host, DATABASE_URL: 'memory:' })).toMatch(
+        new RegExp(
+          `^plant-store cannot start: HOST ${host} is no address and no name this machine resolves ` +
+            '\\((ENOTFOUND|EAI_AGAIN)\\): set HOST to an address of this machine \\(127\\.0\\.0\\.1, 0\\.0\\.0\\.0 for all\\)\\n$',
+        ),
+      );
+    },
+  );
+
+  it('when DATABASE_URL asks for TLS (sslmode=require) and the server has none, then it says so', async () => {
+    // What a PostgreSQL server without TLS answers a client's request for it: one byte, N.
+    const noTls = createServer((socket) => {
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end('N'));
+    });
+    await new Promise<void>((ready) => noTls.listen(0, '127.0.0.1', ready));
+    try {
+      const { port } = noTls.address() as AddressInfo;
+      const stderr = await refusal({
+        DATABASE_URL: `postgres://plants@127.0.0.1:${port}/plants?sslmode=require`,
+      });
+      // pg warns on stderr about sslmode=require at every start, before this line: the line is the last.
+      expect(stderr.split('\n').filter((line) => line.startsWith('plant-store'))).toHaveLength(1);
+      expect(stderr.slice(stderr.indexOf('plant-store cannot start: '))).toBe(
+        refusedWith(
+          'The server does not support SSL connections: DATABASE_URL asks for TLS (sslmode, ssl): turn TLS on ' +
+            'at the server, or set sslmode=disable where the network to it is private',
+        ),
+      );
+    } finally {
+      noTls.close();
+    }
+  });
+
+  it('when the data folder is a file (pglite:/dev/null), then it says so naming it', async () => {
+    expect(await refusal(pglite('/dev/null'))).toBe(
+      refusedWith(`the data folder /dev/null cannot be used: /dev/null is not a folder${makeWritable}`),
+    );
+  });
+
+  it("when a file is where the data folder's lock goes, then it says so naming that file", async () => {
+    const folder = join(tempDir, 'lock-is-a-file');
+    await mkdir(folder);
+    await writeFile(join(folder, '.plant-store-lock'), '');
+    expect(await refusal(pglite(folder))).toBe(
+      refusedWith(
+        `the data folder ${folder} cannot be used: ${folder}/.plant-store-lock is not a folder${makeWritable}`,
+      ),
+    );
+  });
+
+  // No process may make a folder in /sys/kernel, root included (EPERM; EROFS where /sys is mounted read-only).
+  it('when the data folder is one no process may write in, then it says so naming it', async () => {
+    expect(await refusal(pglite('/sys/kernel'))).toMatch(
+      /^plant-store cannot start: the data folder \/sys\/kernel cannot be used: (mkdir \/sys\/kernel\/\.plant-store-lock is not permitted \((EPERM|EACCES)\)|\/sys\/kernel\/\.plant-store-lock is on a read-only file system): set DATABASE_URL=pglite:<dir> to a folder this process may make and write, empty or PGlite's own\n$/,
+    );
+  });
+
+  // Node's own recursive mkdir spins there for ever: a parent that is there, a child never made.
+  it('when the data folder is under /proc, where no folder can be made, then it says so naming it', async () => {
+    expect(await refusal(pglite('/proc/plant-store-data'))).toBe(
+      refusedWith(
+        `the data folder /proc/plant-store-data cannot be used: mkdir /proc/plant-store-data failed (ENOENT)${makeWritable}`,
+      ),
+    );
+  });
+
+  // A folder made immutable after PGlite used it fails the same way: PGlite says only that it could not start.
+  it('when the data folder holds what PGlite cannot start on, then it says so naming it', async () => {
+    const folder = join(tempDir, 'not-pglites-own');
+    await mkdir(folder);
+    await writeFile(join(folder, 'PG_VERSION'), '99\n');
+    expect(await refusal(pglite(folder))).toBe(
+      refusedWith(
+        `the data folder ${folder} cannot be used: PGlite could not start on it (PGlite failed to initialize properly)${makeWritable}`,
+      ),
+    );
+  });
+
+  it("when the data folder's path is too long for its lock, then it says so naming it", async () => {
+    const folder = join(tempDir, 'x'.repeat(120));
+    expect(await refusal(pglite(folder))).toBe(
+      refusedWith(
+        `the data folder's path is too long for its lock (a Unix socket path holds 107 bytes): ${folder}${makeWritable}`,
+      ),
+    );
+  });
+
+  // Read whole, /dev/zero filled the machine's memory before anything was said.
+  it('when API_TOKENS_FILE is /dev/zero, then it is refused naming it', async () => {
+    expect(await refusal({ DATABASE_URL: 'memory:', API_TOKENS_FILE: '/dev/zero' })).toBe(
+      refusedWith('invalid configuration:\n  - API_TOKENS_FILE /dev/zero is not a regular file'),
+    );
+  });
+
+  it('when DATABASE_URL is pglite:memory://, which would keep nothing, then it is refused pointing to memory:', async () => {
+    // Refused with the configuration's other problems, as every bad DATABASE_URL is.
+    expect(await refusal({ DATABASE_URL: 'pglite:memory://plants' })).toBe(
+      refusedWith(
+        'invalid configuration:\n  - DATABASE_URL pglite:memory:// is not a folder on disk (PGlite would keep the plants in memory and lose ' +
+          'them at exit): pglite: takes a folder, as pglite:/srv/plants, pglite:./data or pglite:file:///srv/plants; ' +
+          'for a throwaway run, DATABASE_URL=memory:',
+      ),
+    );
   });
 });
 

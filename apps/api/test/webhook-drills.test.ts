@@ -192,8 +192,9 @@ describe('the webhook on the other storages', DRILL_TIMEOUT, () => {
     await eventually(() => new Set(answeredOk).size === created.length, 'every plant delivered', 30_000);
     await sleep(300);
     expect(checkDeliveries(receiver, answeredOk, created).duplicatesAnswered2xx).toBe(0);
-    // The operator's command refuses what it cannot do safely, saying why.
-    const url = config.database.kind === 'pglite' ? `pglite:${config.database.dataDir}` : 'memory:';
+    // The operator's command refuses what it cannot do safely, saying why; the folder written as a
+    // file URL is the same folder, held by the service.
+    const url = config.database.kind === 'pglite' ? `pglite:file://${config.database.dataDir}` : 'memory:';
     const refused = await runRedeliver(url);
     expect(refused.code).toBe(1);
     // The service runs in this process: the folder's lock names it.

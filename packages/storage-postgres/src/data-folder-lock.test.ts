@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DataFolderUnusableError } from './data-folder.ts';
 import { DataFolderInUseError, lockDataFolder } from './data-folder-lock.ts';
 
 const tempDir = await mkdtemp(join(tmpdir(), 'plant-store-lock-'));
@@ -143,8 +144,49 @@ describe('lockDataFolder', () => {
 
   it("when the folder's path is too long for a Unix socket, even from the working directory, then it says so", async () => {
     const folder = join(tempDir, 'x'.repeat(120));
-    await expect(lockDataFolder(folder)).rejects.toThrow(
-      /^the data folder's path is too long for its lock \(a Unix socket path holds 107 bytes\): /,
+    const refused = await lockDataFolder(folder).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DataFolderUnusableError);
+    expect((refused as Error).message).toBe(
+      `the data folder's path is too long for its lock (a Unix socket path holds 107 bytes): ${folder}`,
+    );
+  });
+});
+
+describe('lockDataFolder on a folder it cannot use', () => {
+  /** The refusal a claim on `folder` ends with: a DataFolderUnusableError naming the folder. */
+  async function refusalOf(folder: string): Promise<string> {
+    const refused = await lockDataFolder(folder).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DataFolderUnusableError);
+    expect(refused).toMatchObject({ dataDir: folder });
+    return (refused as Error).message;
+  }
+
+  it('when the folder is a file, then the claim is refused naming it', async () => {
+    expect(await refusalOf('/dev/null')).toBe(
+      'the data folder /dev/null cannot be used: /dev/null is not a folder',
+    );
+  });
+
+  it("when a file is where the lock's folder goes, then the claim is refused naming that file", async () => {
+    const folder = freshFolder();
+    await mkdir(folder);
+    await writeFile(join(folder, '.plant-store-lock'), '');
+    expect(await refusalOf(folder)).toBe(
+      `the data folder ${folder} cannot be used: ${folder}/.plant-store-lock is not a folder`,
+    );
+  });
+
+  // No process may make a folder in /sys/kernel, root included (EPERM; EROFS where /sys is mounted read-only).
+  it('when the folder is one no process may write in, then the claim is refused naming it', async () => {
+    expect(await refusalOf('/sys/kernel')).toMatch(
+      /^the data folder \/sys\/kernel cannot be used: (mkdir \/sys\/kernel\/\.plant-store-lock is not permitted \((EPERM|EACCES)\)|\/sys\/kernel\/\.plant-store-lock is on a read-only file system)$/,
+    );
+  });
+
+  // Node's recursive mkdir spins forever on such a path: a parent that is there, a child never made.
+  it('when the folder is under /proc, where no folder can be made, then the claim is refused naming it', async () => {
+    expect(await refusalOf('/proc/plant-store-data')).toBe(
+      'the data folder /proc/plant-store-data cannot be used: mkdir /proc/plant-store-data failed (ENOENT)',
     );
   });
 });

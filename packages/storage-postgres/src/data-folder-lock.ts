@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, unlink } from 'node:fs/promises';
+import { readdir, rename, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DataFolderUnusableError, makeFolder, onDataFolder } from './data-folder.ts';
 
 /** Who holds a data folder, as it answered. */
 export interface DataFolderHolder {
@@ -70,8 +71,11 @@ function socketPath(path: string): string {
   if (Buffer.byteLength(path) <= SOCKET_PATH_MAX) return path;
   const fromHere = relative(process.cwd(), path);
   if (Buffer.byteLength(fromHere) <= SOCKET_PATH_MAX) return fromHere;
-  throw new Error(
-    `the data folder's path is too long for its lock (a Unix socket path holds ${SOCKET_PATH_MAX} bytes): ${path}`,
+  // The socket is in the lock's folder, in the data folder.
+  const dataDir = dirname(dirname(path));
+  throw new DataFolderUnusableError(
+    dataDir,
+    `the data folder's path is too long for its lock (a Unix socket path holds ${SOCKET_PATH_MAX} bytes): ${dataDir}`,
   );
 }
 
@@ -197,32 +201,36 @@ async function removeDeadHidden(dir: string): Promise<void> {
 }
 
 /**
- * Takes the data folder for this process, or throws DataFolderInUseError naming the live process
- * that holds it. A holder that died (crash, SIGKILL, a container stopped) holds nothing: its
- * leftovers are removed by the next claim.
+ * Takes the data folder for this process, making it if missing, or throws DataFolderInUseError naming
+ * the live process that holds it (DataFolderUnusableError when the folder cannot be made or written). A
+ * holder that died (crash, SIGKILL, a container stopped) holds nothing: its leftovers are removed by the
+ * next claim.
  */
 export async function lockDataFolder(dataDir: string): Promise<DataFolderLock> {
   const folder = resolve(dataDir);
   const dir = join(folder, LOCK_DIR);
-  await mkdir(dir, { recursive: true });
   const holder: DataFolderHolder = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
-  for (;;) {
-    const claim = await announce(dir, holder);
-    if (claim === undefined) continue;
-    let verdict: Verdict;
-    try {
-      verdict = await decide(dir, claim.name);
-    } catch (error) {
+  return onDataFolder(folder, async () => {
+    await makeFolder(folder);
+    await makeFolder(dir);
+    for (;;) {
+      const claim = await announce(dir, holder);
+      if (claim === undefined) continue;
+      let verdict: Verdict;
+      try {
+        verdict = await decide(dir, claim.name);
+      } catch (error) {
+        await claim.close();
+        throw error;
+      }
+      if (verdict === 'mine') {
+        claim.hold();
+        await removeDeadHidden(dir).catch(() => {});
+        return { release: claim.close };
+      }
       await claim.close();
-      throw error;
+      if (verdict !== 'back off') throw new DataFolderInUseError(folder, verdict.heldBy);
+      await sleep(20 + Math.random() * 80);
     }
-    if (verdict === 'mine') {
-      claim.hold();
-      await removeDeadHidden(dir).catch(() => {});
-      return { release: claim.close };
-    }
-    await claim.close();
-    if (verdict !== 'back off') throw new DataFolderInUseError(folder, verdict.heldBy);
-    await sleep(20 + Math.random() * 80);
-  }
+  });
 }

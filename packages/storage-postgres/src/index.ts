@@ -1,3 +1,4 @@
+export { DataFolderUnusableError } from './data-folder.ts';
 export { type DataFolderHolder, DataFolderInUseError } from './data-folder-lock.ts';
 export { DatabaseEncodingError } from './database-encoding.ts';
 export { migrateToLatest } from './migrate.ts';

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import {
@@ -7,6 +6,7 @@ import {
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
 import { Kysely, PGliteDialect } from 'kysely';
+import { DataFolderUnusableError } from './data-folder.ts';
 import { type DataFolderLock, lockDataFolder } from './data-folder-lock.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
@@ -14,7 +14,11 @@ import { openSqlPlantStorage, type SqlPlantStorage } from './sql-plant-storage.t
 import { tracedDialect } from './traced-dialect.ts';
 
 export interface PglitePlantStorageOptions {
-  /** Folder of the database files, created if missing. Absent: the database lives in memory only. */
+  /**
+   * Folder of the database files, created if missing: a path, relative to the working directory or
+   * absolute, never one of PGlite's URLs (`file://x` is a folder of that name). Absent: the database
+   * lives in memory only.
+   */
   readonly dataDir?: string;
   /** Concurrent inserts committed together (see createPostgresPlantRepository); `false`: one INSERT each. */
   readonly groupCommit?: PostgresPlantRepositoryOptions['groupCommit'];
@@ -47,7 +51,9 @@ function claimDataDir(dataDir: string): string {
 export async function openPglitePlantStorage(
   options: PglitePlantStorageOptions = {},
 ): Promise<PglitePlantStorage> {
-  const { dataDir } = options;
+  // Absolute: PGlite then reads no prefix of its own (file://, memory://, idb://) into the folder the
+  // lock was taken on.
+  const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir);
   const claimed = dataDir === undefined ? undefined : claimDataDir(dataDir);
   const release = (): void => {
     if (claimed !== undefined) openDataDirs.delete(claimed);
@@ -58,7 +64,7 @@ export async function openPglitePlantStorage(
   let storage: SqlPlantStorage;
   try {
     if (dataDir !== undefined) {
-      await mkdir(dataDir, { recursive: true });
+      // Makes the folder, or refuses it by name (DataFolderUnusableError).
       lock = await lockDataFolder(dataDir);
     }
     // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
@@ -66,6 +72,18 @@ export async function openPglitePlantStorage(
     // PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
     const parsers = { [types.INT8]: (value: string) => BigInt(value) };
     pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
+    if (dataDir !== undefined) {
+      const folder = dataDir;
+      // PGlite says no more than that it could not start: a folder it may not write, or not its own.
+      await pglite.waitReady.catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new DataFolderUnusableError(
+          folder,
+          `the data folder ${folder} cannot be used: PGlite could not start on it (${reason})`,
+          { cause: error },
+        );
+      });
+    }
     // Kysely's own dialect, on PGlite's public query() and transaction(): each statement is parsed and
     // planned on every call (no named statements), the price of one execution path (bench/PROFILE.md).
     // PostgreSQL in the process: its one database, no server to name.

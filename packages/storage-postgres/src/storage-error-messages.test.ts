@@ -7,7 +7,12 @@ import { EMBEDDED_POSTGRES_TEST_TIMEOUT_MS, provideTestPostgres } from '@plant-s
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isUnavailableError, UNAVAILABLE_MESSAGES } from './storage-errors.ts';
+import {
+  connectionRefusal,
+  isUnavailableError,
+  NO_TLS_MESSAGE,
+  UNAVAILABLE_MESSAGES,
+} from './storage-errors.ts';
 
 // The driver versions the messages were provoked from. An upgrade fails the first test: provoke the
 // messages again below against the new version, fix the list if one changed, then move the pin.
@@ -217,3 +222,24 @@ function chunksBeside(entry: string): string[] {
     .filter((name) => name.startsWith('chunk-') && name.endsWith('.js'))
     .map((name) => join(dir, name));
 }
+
+describe('refusals of drivers that give no code', () => {
+  // What a PostgreSQL server without TLS answers a client's request for it: one byte, N.
+  const noTls = net.createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', () => socket.end('N'));
+  });
+  beforeAll(() => new Promise<void>((ready) => noTls.listen(0, '127.0.0.1', ready)));
+  afterAll(() => noTls.close());
+
+  it(`pg: a server without TLS, asked for it, is "${NO_TLS_MESSAGE}"`, async () => {
+    const { port } = noTls.address() as net.AddressInfo;
+    const client = new pg.Client({
+      connectionString: `postgres://plants@127.0.0.1:${port}/plants?sslmode=verify-full`,
+    });
+    const error = await failureOf(() => client.connect());
+    expect(error.message).toBe(NO_TLS_MESSAGE);
+    expect(connectionRefusal(error)).toBe('no TLS');
+    expect(isUnavailableError(error)).toBe(false);
+  });
+});

@@ -75,14 +75,22 @@ function isUnavailableWithin(error: unknown, depth: number): boolean {
   return 'cause' in error && isUnavailableWithin(error.cause, depth + 1);
 }
 
+// pg's words when the server answers its request for TLS with no (no code; provoked in
+// storage-error-messages.test.ts from the pinned version).
+export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
+
 /**
  * Why a server that answers refuses this connection for good, which only its operator can mend:
- * the database does not exist (3D000), or the user or password is refused (class 28).
+ * the database does not exist (3D000), the user or password is refused (class 28), or TLS was asked
+ * for (sslmode, ssl) and the server has none.
  */
-export function connectionRefusal(error: unknown): 'no such database' | 'credentials refused' | undefined {
+export function connectionRefusal(
+  error: unknown,
+): 'no such database' | 'credentials refused' | 'no TLS' | undefined {
   const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   if (code === '3D000') return 'no such database';
   if (typeof code === 'string' && code.length === 5 && code.startsWith('28')) return 'credentials refused';
+  if (error instanceof Error && error.message === NO_TLS_MESSAGE) return 'no TLS';
   return undefined;
 }
 

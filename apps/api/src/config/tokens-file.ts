@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { checkTokens, type TokenEntry } from './bearer-tokens.ts';
 import { reading, type SettingValue } from './setting.ts';
 
@@ -35,6 +35,40 @@ function tokenEntriesOf(text: string): TokenEntry[] {
   });
 }
 
+/** The most a tokens file may hold: tens of thousands of tokens. A larger one is never read whole. */
+export const TOKENS_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The text of a regular file of at most TOKENS_FILE_MAX_BYTES, or why it is refused: a device
+ * (/dev/zero never ends), a FIFO (waits for a writer) or a file that grew past the bound is not read whole.
+ */
+function readBounded(path: string): { text: string } | { problem: string } {
+  let fd: number;
+  try {
+    // Non-blocking: a FIFO opens at once, to be refused, instead of waiting for a writer.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    return { problem: `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return { problem: `${path} is not a regular file` };
+    // One byte more than allowed, read until the end: a size that lies (a file under /proc says 0) still ends here.
+    const buffer = Buffer.alloc(TOKENS_FILE_MAX_BYTES + 1);
+    let length = 0;
+    let read: number;
+    do {
+      read = readSync(fd, buffer, length, buffer.length - length, null);
+      length += read;
+    } while (read > 0 && length < buffer.length);
+    if (length > TOKENS_FILE_MAX_BYTES) return { problem: `${path} is larger than 1 MiB` };
+    return { text: buffer.toString('utf8', 0, length) };
+  } catch (error) {
+    return { problem: `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Reads a tokens file: its valid tokens, the problems found (each follows the variable's name and
  * never holds a token), and the version read.
@@ -42,14 +76,9 @@ function tokenEntriesOf(text: string): TokenEntry[] {
 export function readTokensFile(path: string): { tokens: string[]; problems: string[]; version: string } {
   // Looked at before reading: a change during the read then shows as a new version, read at the next look.
   const version = tokensFileVersion(path) ?? '';
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    return { tokens: [], problems: [`${path} could not be read (${code})`], version };
-  }
-  return { ...checkTokens(tokenEntriesOf(text)), version };
+  const read = readBounded(path);
+  if ('problem' in read) return { tokens: [], problems: [read.problem], version };
+  return { ...checkTokens(tokenEntriesOf(read.text)), version };
 }
 
 /** API_TOKENS_FILE: the path of a tokens file, read at once. */

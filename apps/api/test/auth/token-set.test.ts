@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixedTokenSet, reloadingTokenSet } from '../../src/auth/token-set.ts';
 import { readTokensFile } from '../../src/config/tokens-file.ts';
+import { captureLogs } from '../support/log-capture.ts';
 
 const nameOf = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 12);
 
@@ -58,6 +59,42 @@ describe('token sets', () => {
       expect(set.matches('old-token-123456')).toBe(false);
       expect(set.matches('kept-token-123456')).toBe(true);
     });
+
+    it.each([
+      ['larger than 1 MiB', (path: string) => writeFile(path, `${'new-token-123456\n'.repeat(70_000)}`)],
+      ['a device that never ends (/dev/zero)', (path: string) => symlink('/dev/zero', path)],
+    ])(
+      'when the file becomes %s, then the tokens read before stay, with a warning naming it',
+      async (_what, replace) => {
+        const dir = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
+        dirs.push(dir);
+        const path = join(dir, 'tokens');
+        await writeFile(path, 'kept-token-123456\n');
+        const logs = captureLogs();
+        const set = reloadingTokenSet({
+          tokens: ['kept-token-123456'],
+          file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
+          logger: pino({ level: 'warn' }, logs.destination),
+          checkEveryMs: 0,
+        });
+        await replace(`${path}.new`);
+        await rename(`${path}.new`, path);
+        expect(set.matches('kept-token-123456')).toBe(true);
+        expect(set.matches('new-token-123456')).toBe(false);
+        expect(logs.lines()).toEqual([
+          expect.objectContaining({
+            level: 40,
+            file: path,
+            problems: [
+              expect.stringMatching(
+                new RegExp(`^API_TOKENS_FILE ${path} is (larger than 1 MiB|not a regular file)$`),
+              ),
+            ],
+            msg: 'API_TOKENS_FILE changed but is not usable: keeping the previous tokens',
+          }),
+        ]);
+      },
+    );
 
     it('when the file changes, then the version changes, and not before', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
