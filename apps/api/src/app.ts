@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http';
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { PlantStorage } from '@plant-store/domain';
+import { checkRequestHead, jsonBody } from '@plant-store/http-hardening';
 import Koa from 'koa';
 import compose from 'koa-compose';
 import type { Logger } from 'pino';
@@ -9,8 +10,6 @@ import type { CredentialChecker } from './auth/credentials.ts';
 import type { AppState } from './http/app-state.ts';
 import { bearerAuth } from './http/middleware/bearer-auth.ts';
 import { errorResponses } from './http/middleware/error-responses.ts';
-import { parseJsonBody } from './http/middleware/parse-json-body.ts';
-import { checkRequestHead } from './http/middleware/request-head.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { docsAssetHandler, docsPageHandler, openApiDocumentHandler } from './http/routes/docs.ts';
 import { healthHandler, readinessHandler } from './http/routes/health.ts';
@@ -73,7 +72,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     route(
       // DESIGN.md's order: credential (401), scope (403), media type (415), size (413), JSON and fields (400), duplicate (409).
       bearerAuth(credentials, write),
-      parseJsonBody(deps.bodyLimit, NEW_PLANT_MEMBERS),
+      jsonBody({ limit: deps.bodyLimit, members: NEW_PLANT_MEMBERS }),
       createPlantHandler(plants),
     ),
   );

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
+import { hardenServer } from '@plant-store/http-hardening';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
@@ -10,15 +11,6 @@ import { createKeyStore } from './auth/jwks-keys.ts';
 import { createJwtVerifier } from './auth/jwt-verifier.ts';
 import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
-import { answerClientError, writeRawAnswer } from './http/connection/client-error.ts';
-import {
-  capConnections,
-  connectionCap,
-  openFilesLimit,
-  RESERVED_DESCRIPTORS,
-} from './http/connection/connection-limit.ts';
-import { watchSendDeadline } from './http/connection/send-deadline.ts';
-import { inConnectionTurns } from './http/connection/turns.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
 import type { TraceExportFigures } from './tracing/tracing.ts';
@@ -139,43 +131,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       traceExport: options.traceExport,
     }),
   });
-  const handle = inConnectionTurns(app.callback());
-  const server = createServer(
-    {
-      // A whole request, its headers, and the pause between two requests on one connection.
-      requestTimeout: config.requestTimeoutMs,
-      headersTimeout: config.headersTimeoutMs,
-      keepAliveTimeout: config.keepAliveTimeoutMs,
-      connectionsCheckingInterval: checkingIntervalOf(config),
-      // The app answers a missing Host itself, with the JSON Error body (http/middleware/request-head.ts).
-      requireHostHeader: false,
-    },
-    handle,
-  );
-  // Requests Node would answer or drop itself go to the app too: `Expect: 100-continue` (the go-ahead
-  // is given after the checks, in parse-json-body.ts), any other `Expect` (417, request-head.ts).
-  server.on('checkContinue', handle);
-  server.on('checkExpectation', handle);
-  server.on('clientError', answerClientError(logger));
-  const openFiles = openFilesLimit();
-  const maxConnections = connectionCap(config.maxConnections, openFiles);
-  capConnections(server, maxConnections, logger);
-  if (
-    maxConnections !== undefined &&
-    openFiles !== undefined &&
-    maxConnections > openFiles - RESERVED_DESCRIPTORS
-  ) {
-    logger.warn(
-      { maxConnections, openFilesLimit: openFiles },
-      'MAX_CONNECTIONS leaves too few of the open files limit to the database and files: once connections use them up, requests answer 503',
-    );
-  }
-  const stopWatchingSends = watchSendDeadline(server, config.sendTimeoutMs, logger);
-  // CONNECT asks for a tunnel: Node would close the connection without a word.
-  server.on('connect', (_req, socket) => {
-    logger.info({ method: 'CONNECT', status: 400 }, 'CONNECT refused');
-    writeRawAnswer(socket, { status: 400, message: 'CONNECT is not supported: this service is not a proxy' });
+  const server = createServer({
+    // A whole request, its headers, and the pause between two requests on one connection.
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: config.headersTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionsCheckingInterval: checkingIntervalOf(config),
+    // The app answers a missing Host itself, with the JSON Error body (checkRequestHead).
+    requireHostHeader: false,
   });
+  // Requests in turn per connection, `Expect` to the app, the parser's refusals, the connection cap,
+  // the send deadline and CONNECT (@plant-store/http-hardening).
+  const hardened = hardenServer(server, app.callback(), {
+    logger,
+    maxConnections: config.maxConnections,
+    maxConnectionsName: 'MAX_CONNECTIONS',
+    sendTimeoutMs: config.sendTimeoutMs,
+  });
+  const { maxConnections, openFilesLimit: openFiles } = hardened;
+  const stopWatchingSends = hardened.stop;
 
   try {
     await new Promise<void>((resolve, reject) => {

@@ -2,9 +2,12 @@
 // and a plant is stored exactly when the body is a valid NewPlant. The store is read after each run.
 import { INT64_MAX, INT64_MIN, type NewPlant, type PlantStorage } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import {
+  fractionSourceArbitrary,
+  int64SourceArbitrary,
+} from '@plant-store/test-support/json-number-arbitraries';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fractionSourceArbitrary, int64SourceArbitrary } from './support/json-number-arbitraries.ts';
 import { nodeRequest, type RawResponse } from './support/raw-http.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 

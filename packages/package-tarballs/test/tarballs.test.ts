@@ -67,10 +67,11 @@ afterAll(() => {
 });
 
 describe('the publishable packages', () => {
-  it('when the workspace is read, then they are the domain, both storage adapters and the client, each tried below', () => {
+  it('when the workspace is read, then they are the domain, both storage adapters, the client and the HTTP hardening, each tried below', () => {
     expect([...names].sort()).toEqual([
       '@plant-store/client',
       '@plant-store/domain',
+      '@plant-store/http-hardening',
       '@plant-store/storage-memory',
       '@plant-store/storage-postgres',
     ]);
@@ -204,19 +205,21 @@ describe.each(PACKERS)('packed with %s pack', (packer) => {
 
     // Three Node processes, one compiling PGlite's WebAssembly: the bound only tells a hang from a slow
     // machine (RELIABILITY.md, "The suite under load", has the times).
-    it('then on Node 24 the domain works with the memory adapter and with PGlite, and the client keeps int64 ids exact', async () => {
+    it('then on Node 24 the domain works with the memory adapter and with PGlite, the client keeps int64 ids exact, and the HTTP hardening serves a pipelined connection', async () => {
       const node = process.execPath;
       expect(process.versions.node).toMatch(/^24\./);
       expect(outputOf(node, 'memory', await run(node, 'memory'))).toEqual(EXPECTED.memory);
+      expect(outputOf(node, 'hardening', await run(node, 'hardening'))).toEqual(EXPECTED.hardening);
       expect(outputOf(node, 'postgres', await run(node, 'postgres'))).toEqual(EXPECTED.postgres);
       expect(outputOf(node, 'client', await run(node, 'client'))).toEqual(EXPECTED.client);
     }, 240_000);
 
     it.skipIf(NODE_20 === undefined)(
-      'then on Node 20 the domain works with the memory adapter, and the client refuses to load, naming the Node it needs',
+      'then on Node 20 the domain works with the memory adapter, so does the HTTP hardening, and the client refuses to load, naming the Node it needs',
       async () => {
         const node = NODE_20 as string;
         expect(outputOf(node, 'memory', await run(node, 'memory'))).toEqual(EXPECTED.memory);
+        expect(outputOf(node, 'hardening', await run(node, 'hardening'))).toEqual(EXPECTED.hardening);
         const client = await run(node, 'client');
         expect(client.status).not.toBe(0);
         expect(client.stdout).toBe('');
@@ -242,6 +245,17 @@ const EXPECTED = {
     created: { plant: { name: 'Monstera', tag: '' }, created: true },
     storedId: '-9223372036854775808',
     storedTag: '',
+  },
+  hardening: {
+    pipelined: {
+      statuses: [200, 200, 200],
+      bodies: ['{"path":"/first"}', '{"path":"/second"}', '{"path":"/third"}'],
+    },
+    refused: { statuses: [200, 400], bodies: ['{"path":"/valid"}', '{"error":400,"message":"bad request"}'] },
+    said: ['malformed request refused'],
+    maxConnections: 10,
+    read: { id: ['bigint', INT64_MAX], nested: [] },
+    fraction: 0.5,
   },
   client: {
     requests: [

@@ -8,6 +8,6 @@ export interface AppState {
   requestId?: string;
   /** The error behind a 5xx answer, for the request's log line. */
   failure?: unknown;
-  /** The parsed JSON body, set by parse-json-body.ts. */
+  /** The parsed JSON body, set by @plant-store/http-hardening's jsonBody. */
   body?: unknown;
 }

@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RESERVED_DESCRIPTORS } from '@plant-store/http-hardening';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { RESERVED_DESCRIPTORS } from '../../src/http/connection/connection-limit.ts';
 import { reportDrill } from '../support/drill-report.ts';
 import { checkResponse } from '../support/openapi-validator.ts';
 import { killLeftoverRuns, listeningUrl, type Run, runMain } from '../support/run-main.ts';

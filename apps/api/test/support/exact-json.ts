@@ -1,5 +1,6 @@
 // JSON read with exact integers, for the tests that read the service's answers and its OpenAPI
-// document whole. Writing is the domain's stringifyExactJson; requests are read by shallow.ts.
+// document whole. Writing is the domain's stringifyExactJson; requests are read by
+// @plant-store/http-hardening's parseJsonShallow.
 
 const INTEGER_TEXT = /^-?\d+$/;
 

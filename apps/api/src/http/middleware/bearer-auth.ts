@@ -1,8 +1,8 @@
+import { isRepeated } from '@plant-store/http-hardening';
 import type { Middleware } from 'koa';
 import type { CredentialChecker } from '../../auth/credentials.ts';
 import type { AppState } from '../app-state.ts';
 import { HttpError, RETRY_LATER } from '../http-error.ts';
-import { isRepeated } from '../repeated-header.ts';
 
 const REALM = 'Bearer realm="plant-store"';
 

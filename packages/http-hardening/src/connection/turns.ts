@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 /**
  * HTTP/1.1 pipelining, made safe. Node parses the requests a client pipelines on one connection and
  * hands each to the app, possibly while an earlier one is still being answered; answers leave in
- * order. Two promises broke on that (DESIGN.md, "Hostile clients"):
+ * order. Two things go wrong there:
  *
  * - a request pipelined behind one answered with `Connection: close` would run (and store) though
  *   its answer can never be sent;

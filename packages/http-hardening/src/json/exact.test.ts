@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callInWorker } from '../../../test/support/run-in-worker.ts';
+import { callInWorker } from '../../test/support/run-in-worker.ts';
 import { jsonNumberValue, readJsonNumber } from './exact.ts';
 
 const MODULE = new URL('./exact.ts', import.meta.url);

@@ -1,4 +1,4 @@
-// A plant id is an int64, but a double (what JSON.parse makes of a number) is exact only up to 2^53.
+// An int64 id or amount is exact in a double (what JSON.parse makes of a number) only up to 2^53.
 // Numbers are read here from their source text instead, by index loops in one pass: a regular
 // expression run on a client's 64 KB number can backtrack for seconds, and every request waits.
 
@@ -118,14 +118,14 @@ export function readJsonNumber(source: string): JsonNumberValue {
 }
 
 /**
- * The value a JSON number is handed over as, decided from its source text alone:
- * - a whole number of up to 20 digits: the exact bigint (one just beyond int64 is then refused
- *   by the domain as out of range, with the same message as any other);
- * - a larger whole number: its double, which the domain refuses as out of range;
+ * The value a JSON number is handed over as, decided from its source text alone, so that a validator
+ * of int64 fields (a bigint in [-2^63, 2^63-1]) judges what the client wrote:
+ * - a whole number of up to 20 digits: the exact bigint (one just beyond int64 is then out of range,
+ *   like any other);
+ * - a larger whole number: its double, out of any int64 range;
  * - a fraction: its double when that has a fractional part (`7.5`), else ±0.5. The nearest double
  *   of a fraction is whole beyond 2^52 (`4503599627370497.5`) and for `1.0000000000000000001` or
- *   `1e-400`: handing that over would turn a fraction into an integer. A fraction stays one, and
- *   the domain refuses it as such.
+ *   `1e-400`: handing that over would turn a fraction into an integer. A fraction stays one.
  */
 export function jsonNumberValue(source: string): number | bigint {
   // The usual case, a plain integer: BigInt reads its digits exactly, no need to take it apart.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callInWorker } from '../../../test/support/run-in-worker.ts';
+import { callInWorker } from '../../test/support/run-in-worker.ts';
 import { isUtf8JsonMediaType } from './media-type.ts';
 
 const MODULE = new URL('./media-type.ts', import.meta.url);

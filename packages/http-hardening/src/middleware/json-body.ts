@@ -1,12 +1,26 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context, Middleware } from 'koa';
-import type { AppState } from '../app-state.ts';
 import { whileReadingBody } from '../connection/turns.ts';
 import { HttpError } from '../http-error.ts';
 import { isUtf8JsonMediaType } from '../json/media-type.ts';
 import { parseJsonShallow } from '../json/shallow.ts';
-import { isRepeated } from '../repeated-header.ts';
+import type { KoaContext, KoaMiddleware } from './koa-context.ts';
+import { isRepeated } from './repeated-header.ts';
 import { EXPECT_CONTINUE } from './request-head.ts';
+
+/** The largest body jsonBody reads unless told otherwise, in bytes. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export interface JsonBodyOptions {
+  /** The largest body, in bytes: a larger one is refused with 413. Default DEFAULT_BODY_LIMIT (64 KiB). */
+  readonly limit?: number;
+  /** The members of a top-level object to build; the others are checked and left out (see parseJsonShallow). */
+  readonly members: Iterable<string>;
+}
+
+/** Where jsonBody puts what it read. */
+export interface JsonBodyState {
+  body?: unknown;
+}
 
 // The rest of a refused body is not read: closing the connection is cheaper than draining it.
 const CLOSE = { Connection: 'close' } as const;
@@ -68,10 +82,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 /**
- * With `Expect: 100-continue` the client waits for a go-ahead before it sends the body: it is
- * given once the credential, media type and declared size were accepted, never before a refusal.
+ * With `Expect: 100-continue` the client waits for a go-ahead before it sends the body: jsonBody gives
+ * it once the media type and declared size were accepted (and whatever ran before it, such as the
+ * credential), never before a refusal. A route that reads its body another way calls this first.
  */
-function allowBody(ctx: Context): void {
+export function allowBody(ctx: Pick<KoaContext, 'req' | 'res'>): void {
   const expect = ctx.req.headers.expect;
   if (expect !== undefined && EXPECT_CONTINUE.test(expect) && !ctx.res.headersSent) ctx.res.writeContinue();
 }
@@ -101,11 +116,17 @@ function parseJson(text: string, members: ReadonlySet<string>): unknown {
 }
 
 /**
- * Puts the request's JSON body in ctx.state.body, checking in DESIGN.md's order: media type (one
- * Content-Type, else 400; JSON, unencoded, else 415), size (413), then UTF-8 and JSON (400). Of a top-level object only `members` are built, the
- * rest checked and ignored; integers are exact bigints (see ../json/shallow.ts).
+ * Puts the request's JSON body in ctx.state.body, checking in this order: media type (one Content-Type,
+ * else 400; JSON in UTF-8, unencoded, else 415), size (413), then UTF-8 and JSON (400). Of a top-level
+ * object only `members` are built, the rest checked and ignored; integers are exact bigints (see
+ * ../json/shallow.ts). A body over the limit is not read further: its answer closes the connection.
  */
-export function parseJsonBody(limit: number, members: ReadonlySet<string>): Middleware<AppState> {
+export function jsonBody(options: JsonBodyOptions): KoaMiddleware<JsonBodyState> {
+  const limit = options.limit ?? DEFAULT_BODY_LIMIT;
+  if (!(Number.isSafeInteger(limit) && limit >= 0))
+    throw new RangeError(`jsonBody: limit must be a whole number of bytes, not ${limit}`);
+  // One set for every request: the reader works out what it needs of it once.
+  const members: ReadonlySet<string> = new Set(options.members);
   return async (ctx, next) => {
     if (isRepeated(ctx.req.rawHeaders, 'content-type')) {
       throw new HttpError(400, 'the Content-Type header must be sent once');

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { Logger } from 'pino';
+import type { HardeningLogger } from '../logger.ts';
 
 /**
- * File descriptors MAX_CONNECTIONS=auto leaves to the process beside its clients' connections: the
- * database pool, the embedded database's files, webhook deliveries, the documentation's files, Node's own.
+ * File descriptors `maxConnections: 'auto'` leaves to the process beside its clients' connections by
+ * default: a database pool, files it serves, outbound requests, Node's own.
  */
 export const RESERVED_DESCRIPTORS = 128;
 
@@ -24,10 +24,18 @@ export function openFilesLimit(limits = '/proc/self/limits'): number | undefined
   return soft === 'unlimited' ? undefined : Number(soft);
 }
 
-/** MAX_CONNECTIONS as a number: `auto` is the open files limit less RESERVED_DESCRIPTORS; undefined: no cap. */
-export function connectionCap(setting: number | 'auto', limit: number | undefined): number | undefined {
+/**
+ * The cap as a number: `auto` is the open files limit less `reserved` (at least 1); a number is taken as
+ * it is; Infinity, or `auto` without a limit: undefined, no cap.
+ */
+export function connectionCap(
+  setting: number | 'auto',
+  limit: number | undefined,
+  reserved = RESERVED_DESCRIPTORS,
+): number | undefined {
+  if (setting === Number.POSITIVE_INFINITY) return undefined;
   if (setting !== 'auto') return setting;
-  return limit === undefined ? undefined : Math.max(1, limit - RESERVED_DESCRIPTORS);
+  return limit === undefined ? undefined : Math.max(1, limit - reserved);
 }
 
 // One warning at most this often while connections are dropped: a flood must not flood the log too.
@@ -36,10 +44,16 @@ const WARN_EVERY_MS = 10_000;
 /**
  * Caps the server's open connections: Node closes each one over the cap as soon as it is accepted,
  * without reading it. Kept below the open files limit, the process always has descriptors left for
- * its database and files, so that the requests it did accept are answered (and never with a 500 for
- * EMFILE). Says in the log when connections are dropped, with how many since its last line.
+ * its database and files, so that the requests it did accept are answered (and never fail for
+ * EMFILE). Says in the log when connections are dropped, with how many since its last line; `name`
+ * is how that line names the cap (the setting an operator would change).
  */
-export function capConnections(server: Server, maxConnections: number | undefined, logger: Logger): void {
+export function capConnections(
+  server: Server,
+  maxConnections: number | undefined,
+  logger: HardeningLogger,
+  name: string,
+): void {
   if (maxConnections === undefined) return;
   server.maxConnections = maxConnections;
   let dropped = 0;
@@ -48,10 +62,7 @@ export function capConnections(server: Server, maxConnections: number | undefine
     dropped += 1;
     const now = performance.now();
     if (now - saidAt < WARN_EVERY_MS) return;
-    logger.warn(
-      { maxConnections, dropped },
-      'MAX_CONNECTIONS reached: new connections are closed unanswered',
-    );
+    logger.warn({ maxConnections, dropped }, `${name} reached: new connections are closed unanswered`);
     dropped = 0;
     saidAt = now;
   });

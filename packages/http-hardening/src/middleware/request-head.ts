@@ -1,8 +1,7 @@
 import { isIPv6 } from 'node:net';
-import type { Middleware } from 'koa';
-import type { AppState } from '../app-state.ts';
 import { HttpError } from '../http-error.ts';
-import { isRepeated } from '../repeated-header.ts';
+import type { KoaMiddleware } from './koa-context.ts';
+import { isRepeated } from './repeated-header.ts';
 
 // Node's own test (lib/_http_server.js) of the one expectation HTTP/1.1 defines.
 export const EXPECT_CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
@@ -36,8 +35,8 @@ function codingsOf(header: string): string[] {
 
 /**
  * The checks of a request's head that Node would otherwise answer itself, with an empty body, or not
- * make at all (RFC 9112), before anything of the body is read. Here they get the JSON Error body, a
- * request id and a log line like every answer:
+ * make at all (RFC 9112), before anything of the body is read. Thrown as an HttpError, they are answered
+ * by the app's error handler like every other failure (its body, its log line):
  *
  * - an HTTP version other than 1.0 and 1.1 (Node's parser lets HTTP/0.9 and HTTP/2.0 through): 505;
  * - no `Host` in HTTP/1.1, two of them, or one that is not `host[:port]` (RFC 9112 3.2): 400;
@@ -46,8 +45,11 @@ function codingsOf(header: string): string[] {
  *   most of them itself); any other coding before it: 501 (RFC 9112 6.1), as bodies are never decoded
  *   (read as plain, they would be stored);
  * - an `Expect` other than 100-continue: 417.
+ *
+ * A missing Host reaches it from a server created with `requireHostHeader: false` (else Node answers
+ * 400 itself, without a body); an `Expect` from one hardened by hardenServer (else Node answers 417).
  */
-export function checkRequestHead(): Middleware<AppState> {
+export function checkRequestHead(): KoaMiddleware {
   return async (ctx, next) => {
     const { req } = ctx;
     if (req.httpVersionMajor !== 1 || req.httpVersionMinor > 1) {

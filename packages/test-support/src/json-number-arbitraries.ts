@@ -1,8 +1,10 @@
 // JSON spellings of numbers for property tests: every way RFC 8259 lets a client write a given
 // decimal value (point, exponent, trailing zeros, leading zeros after the point, either case of
 // `e`, an explicit `+`), so that exactness is tested on the source text, not on one spelling.
-import { INT64_MAX, INT64_MIN } from '@plant-store/domain';
 import fc from 'fast-check';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
 
 /** A decimal value written as digits with the point `scale` places from the right (scale >= 0). */
 interface Decimal {

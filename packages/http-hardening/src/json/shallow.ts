@@ -3,7 +3,7 @@
 // times a plain body of the same size, and one nested 2,300 deep overflowed the stack. This reader
 // checks the whole text in one pass, without recursion, and builds only the few values its caller
 // reads. Plain functions over (text, index), and one loop that reads each character of arrays and
-// objects once: a second read showed in the cost of bodies of brackets (pnpm bench --only hostile).
+// objects once: a second read showed in the cost of bodies made of brackets.
 import { jsonNumberValue } from './exact.ts';
 
 const TAB = 0x09;
@@ -291,7 +291,7 @@ interface Wanted {
   readonly longest: number;
 }
 
-// Worked out once per set of names (the app passes one set for every request).
+// Worked out once per set of names (jsonBody passes one set for every request).
 const wantedBySet = new WeakMap<ReadonlySet<string>, Wanted>();
 
 function wantedOf(members: ReadonlySet<string>): Wanted {
