@@ -133,6 +133,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           '0002_create_plant_events',
           '0003_index_plant_pages',
           '0004_keep_event_trace_context',
+          '0005_index_plant_tag_pages',
         ]);
       } finally {
         await Promise.all([first.close(), second.close()]);
@@ -158,6 +159,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           '0002_create_plant_events',
           '0003_index_plant_pages',
           '0004_keep_event_trace_context',
+          '0005_index_plant_tag_pages',
         ]);
       } finally {
         await fresh.cleanup();
