@@ -264,7 +264,8 @@ type PageValues = { after: Int8; upTo: number; maxBytes: Int8 };
 // The tag tests of a page by tag, in the very expressions of migration 0005's indexes. Compared in the
 // "C" collation, as the covering index holds tags: byte for byte, and an index serves only a query of
 // its collation. A long plant's index holds its tag's SHA-256 (a tag may exceed an index key): of its
-// UTF-8 bytes, since text::bytea reads a backslash as an escape unless it is doubled.
+// UTF-8 bytes, since text::bytea reads a backslash as an escape unless it is doubled. Both indexes
+// have SHORT's or LONG's predicate and `tag IS NOT NULL`, which either test implies (it is strict).
 const hasTag = (tag: RawBuilder<string>) => sql<boolean>`${sql.ref('tag')} collate "C" = ${tag}::text`;
 const digest = (text: RawBuilder<string>) =>
   sql`sha256(replace(${text}, chr(92), chr(92) || chr(92))::bytea)`;

@@ -43,10 +43,11 @@ function toNewPlant(row: PlantRow): NewPlant {
   return newPlant(BigInt(row.id), row.name, row.tag ?? undefined);
 }
 
-// A delete can remove the row an insert conflicted with before the insert reads it back; the
-// insert is then tried again. Each further round needs yet another create and delete of that id to
-// land between two statements of ours: the bound is never reached by chance.
-const MAX_INSERT_ROUNDS = 100;
+// A delete can remove the row an insert conflicted with before the insert reads it back, and a write
+// can restore the content a conditional update did not find before it reads the plant back: each is
+// then tried again. Each further round needs yet another such write of that id to land between two
+// statements of ours: the bound is never reached by chance.
+const MAX_ROUNDS = 100;
 
 /** One call of insertIfAbsent: the plant, and its event when the caller has one to record. */
 interface InsertItem {
@@ -145,7 +146,7 @@ async function insertBatch(
   // Deleted between the two statements: as if the delete had come first, these insert again.
   const vanished = plants.flatMap((_, index) => (outcomes[index] === undefined ? [index] : []));
   if (vanished.length > 0) {
-    if (round >= MAX_INSERT_ROUNDS) {
+    if (round >= MAX_ROUNDS) {
       throw new Error(
         `plant ${plants[vanished[0] as number]?.id} was deleted under ${round} inserts in a row`,
       );
@@ -201,7 +202,7 @@ async function update(
   if (current.name !== expected.name || current.tag !== expected.tag) {
     return { outcome: 'precondition-failed', current };
   }
-  if (round >= MAX_INSERT_ROUNDS) {
+  if (round >= MAX_ROUNDS) {
     throw new Error(`plant ${id} was changed back to the expected content under ${round} updates in a row`);
   }
   return update(run, id, change, expected, round + 1);
