@@ -60,7 +60,7 @@ export class PlantPreconditionFailedError extends Error {
   readonly id: bigint;
 
   constructor(id: bigint) {
-    super(`the plant with id ${id} does not match the precondition: it was changed or deleted`);
+    super(`the plant with id ${id} does not meet the precondition: it holds other content, or there is none`);
     this.id = id;
   }
 }

@@ -8,7 +8,8 @@ import type { Plant } from './plant.ts';
 export type PlantPrecondition = 'any' | ((current: Plant) => boolean);
 
 // A round is lost only when another write changes the plant between our read and our write, to content
-// that still meets the precondition; so many in a row do not happen by chance.
+// that still meets the precondition; so many in a row do not happen by chance. Past them, the request
+// is answered as if it came after a change it does not match.
 export const MAX_CONDITIONAL_ROUNDS = 100;
 
 /**
