@@ -43,4 +43,31 @@ describe('afterCreate', () => {
     expect(calls).toBe(0);
     await storage.close();
   });
+
+  it('when plants are changed, listed by tag and deleted on a condition through it, then every argument reaches the repository and nothing is called', async () => {
+    const storage = openMemoryPlantStorage();
+    let calls = 0;
+    const plants = afterCreate(storage.plants, () => {
+      calls += 1;
+    });
+    await storage.plants.insertIfAbsent({ id: 3n, name: 'Fern', tag: 'a' });
+    await storage.plants.insertIfAbsent({ id: 4n, name: 'Ivy', tag: 'b' });
+    expect(await plants.update(3n, { tag: 'b' }, { name: 'Fern', tag: 'x' })).toStrictEqual({
+      outcome: 'precondition-failed',
+      current: { id: 3n, name: 'Fern', tag: 'a' },
+    });
+    expect(await plants.update(3n, { tag: 'b' }, { name: 'Fern', tag: 'a' })).toStrictEqual({
+      outcome: 'updated',
+      plant: { id: 3n, name: 'Fern', tag: 'b' },
+    });
+    expect(await plants.listAfter(undefined, 10, 100, 'a')).toStrictEqual({ plants: [], more: false });
+    expect(await plants.listAfter(3n, 10, 100, 'b')).toStrictEqual({
+      plants: [{ id: 4n, name: 'Ivy', tag: 'b' }],
+      more: false,
+    });
+    expect(await plants.deleteById(4n, { name: 'Ivy' })).toBe(false);
+    expect(await plants.deleteById(4n, { name: 'Ivy', tag: 'b' })).toBe(true);
+    expect(calls).toBe(0);
+    await storage.close();
+  });
 });

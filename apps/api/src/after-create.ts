@@ -9,7 +9,8 @@ export function afterCreate(plants: PlantRepository, then: () => void): PlantRep
       return outcome;
     },
     findById: (id) => plants.findById(id),
-    listAfter: (after, limit, maxBytes) => plants.listAfter(after, limit, maxBytes),
-    deleteById: (id) => plants.deleteById(id),
+    listAfter: (after, limit, maxBytes, tag) => plants.listAfter(after, limit, maxBytes, tag),
+    update: (id, change, expected) => plants.update(id, change, expected),
+    deleteById: (id, expected) => plants.deleteById(id, expected),
   };
 }

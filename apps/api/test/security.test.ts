@@ -31,8 +31,9 @@ function switchableStorage(): { storage: PlantStorage; setDown(down: boolean): v
           return inner.plants.insertIfAbsent(plant);
         },
         findById: (id) => inner.plants.findById(id),
-        listAfter: (after, limit, maxBytes) => inner.plants.listAfter(after, limit, maxBytes),
-        deleteById: (id) => inner.plants.deleteById(id),
+        listAfter: (after, limit, maxBytes, tag) => inner.plants.listAfter(after, limit, maxBytes, tag),
+        update: (id, change, expected) => inner.plants.update(id, change, expected),
+        deleteById: (id, expected) => inner.plants.deleteById(id, expected),
       },
     },
   };

@@ -73,6 +73,21 @@ describe('createPlant', () => {
     );
   });
 
+  it('when a create is retried after the plant was changed, then it is compared with the content now stored: equal is a retry, else a conflict', async () => {
+    const plants = mapRepository();
+    await createPlant({ plants }, { id: 1n, name: 'Fern', tag: 'a' });
+    // A change (PUT or PATCH) stores other content under the id.
+    plants.stored.set(1n, { id: 1n, name: 'Palm' });
+    await expect(createPlant({ plants }, { id: 1n, name: 'Fern', tag: 'a' })).rejects.toBeInstanceOf(
+      PlantConflictError,
+    );
+    await expect(createPlant({ plants }, { id: 1n, name: 'Palm' })).resolves.toStrictEqual({
+      plant: { name: 'Palm' },
+      created: false,
+    });
+    expect(plants.stored.get(1n)).toStrictEqual({ id: 1n, name: 'Palm' });
+  });
+
   it('when the input is invalid, then the repository is never asked', async () => {
     const plants = mapRepository();
     await expect(createPlant({ plants }, { id: 1.5, name: 'Fern' })).rejects.toBeInstanceOf(

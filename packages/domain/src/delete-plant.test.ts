@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type DeletePlantDeps, deletePlant } from './delete-plant.ts';
-import { InvalidParameterError, PlantNotFoundError, StorageUnavailableError } from './errors.ts';
-import { INT64_MAX } from './plant.ts';
+import {
+  InvalidParameterError,
+  PlantNotFoundError,
+  PlantPreconditionFailedError,
+  StorageUnavailableError,
+} from './errors.ts';
+import { INT64_MAX, type NewPlant, type Plant } from './plant.ts';
+import type { ExpectedContent } from './plant-repository.port.ts';
 
 function storedIds(
   ...ids: bigint[]
@@ -47,5 +53,87 @@ describe('deletePlant', () => {
     await expect(deletePlant({ plants: { deleteById: () => Promise.reject(outage) } }, 1n)).rejects.toBe(
       outage,
     );
+  });
+});
+
+/** Plants in a Map, each call one step; `beforeDelete` runs inside a delete's step: another writer's turn. */
+function storedPlants(...plants: NewPlant[]) {
+  const stored = new Map(plants.map((plant) => [plant.id, plant]));
+  const asked: string[] = [];
+  const repository = {
+    stored,
+    asked,
+    beforeDelete: (): void => {},
+    async findById(id: bigint) {
+      asked.push('findById');
+      return stored.get(id);
+    },
+    async deleteById(id: bigint, expected?: ExpectedContent) {
+      asked.push(expected === undefined ? 'deleteById' : `deleteById if ${JSON.stringify(expected)}`);
+      repository.beforeDelete();
+      const current = stored.get(id);
+      if (current === undefined) return false;
+      if (expected !== undefined && expected !== 'any') {
+        if (current.name !== expected.name || current.tag !== expected.tag) return false;
+      }
+      return stored.delete(id);
+    },
+  };
+  return repository;
+}
+
+describe('deletePlant with a precondition (ifMatch)', () => {
+  const fern = { id: 7n, name: 'Fern', tag: '' };
+  const isFern = (plant: Plant): boolean => plant.name === 'Fern';
+
+  it("when ifMatch is 'any' and a plant is stored, then it is deleted with one call", async () => {
+    const plants = storedIds(7n);
+    await expect(deletePlant({ plants }, 7n, { ifMatch: 'any' })).resolves.toBeUndefined();
+    expect([...plants.stored]).toEqual([]);
+    expect(plants.asked).toBe(1);
+  });
+
+  it("when ifMatch is 'any' and no plant is stored, then it throws PlantPreconditionFailedError", async () => {
+    const attempt = deletePlant({ plants: storedIds() }, 7n, { ifMatch: 'any' });
+    await expect(attempt).rejects.toBeInstanceOf(PlantPreconditionFailedError);
+    await expect(attempt).rejects.toMatchObject({ id: 7n });
+  });
+
+  it('when the test holds for the stored content, then the store is asked to delete exactly that content', async () => {
+    const plants = storedPlants(fern);
+    await expect(deletePlant({ plants }, 7n, { ifMatch: isFern })).resolves.toBeUndefined();
+    expect(plants.stored.size).toBe(0);
+    expect(plants.asked).toEqual(['findById', 'deleteById if {"name":"Fern","tag":""}']);
+  });
+
+  it('when the test fails, or no plant is stored, then it throws PlantPreconditionFailedError and deletes nothing', async () => {
+    const plants = storedPlants(fern);
+    await expect(deletePlant({ plants }, 7n, { ifMatch: () => false })).rejects.toBeInstanceOf(
+      PlantPreconditionFailedError,
+    );
+    await expect(deletePlant({ plants }, 8n, { ifMatch: () => true })).rejects.toBeInstanceOf(
+      PlantPreconditionFailedError,
+    );
+    expect(plants.stored.get(7n)).toStrictEqual(fern);
+    expect(plants.asked).toEqual(['findById', 'findById']);
+  });
+
+  it('when another writer changes the plant between the read and the delete, then the new content is tested again', async () => {
+    const plants = storedPlants(fern);
+    let turns = 0;
+    plants.beforeDelete = () => {
+      turns += 1;
+      if (turns === 1) plants.stored.set(7n, { id: 7n, name: 'Fern', tag: 'x' });
+      if (turns === 3) plants.stored.set(7n, { id: 7n, name: 'Ivy' });
+    };
+    await expect(deletePlant({ plants }, 7n, { ifMatch: isFern })).resolves.toBeUndefined();
+    expect(plants.stored.size).toBe(0);
+
+    // Changed to content the test refuses: nothing is deleted.
+    plants.stored.set(7n, fern);
+    await expect(deletePlant({ plants }, 7n, { ifMatch: isFern })).rejects.toBeInstanceOf(
+      PlantPreconditionFailedError,
+    );
+    expect(plants.stored.get(7n)).toStrictEqual({ id: 7n, name: 'Ivy' });
   });
 });

@@ -28,10 +28,10 @@ export class PlantConflictError extends Error {
   }
 }
 
-/** The input of a read or a removal is invalid: the id, the page limit or its cursor. Nothing was read or changed. */
+/** The input of a read or a removal is invalid: the id, the page limit, its cursor or its tag. Nothing was read or changed. */
 export class InvalidParameterError extends Error {
   override readonly name = 'InvalidParameterError';
-  /** Each bad parameter, by name (`id`, `limit`, `after`), with what is wrong with it. */
+  /** Each bad parameter, by name (`id`, `limit`, `after`, `tag`), with what is wrong with it. */
   readonly issues: readonly PlantIssue[];
 
   constructor(issues: readonly PlantIssue[]) {
@@ -47,6 +47,20 @@ export class PlantNotFoundError extends Error {
 
   constructor(id: bigint) {
     super(`there is no plant with id ${id}`);
+    this.id = id;
+  }
+}
+
+/**
+ * The plant stored under this id does not meet the request's precondition (an HTTP If-Match): it holds
+ * other content, or there is none. Nothing was changed.
+ */
+export class PlantPreconditionFailedError extends Error {
+  override readonly name = 'PlantPreconditionFailedError';
+  readonly id: bigint;
+
+  constructor(id: bigint) {
+    super(`the plant with id ${id} does not meet the precondition: it holds other content, or there is none`);
     this.id = id;
   }
 }

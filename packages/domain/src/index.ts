@@ -1,11 +1,23 @@
+export {
+  type ChangePlantDeps,
+  type ChangePlantOptions,
+  patchPlant,
+  replacePlant,
+} from './change-plant.ts';
 export { type CreatePlantDeps, type CreatePlantResult, createPlant } from './create-plant.ts';
-export { type DeletePlantDeps, deletePlant } from './delete-plant.ts';
+export {
+  type ConditionalDeletePlantDeps,
+  type DeletePlantDeps,
+  type DeletePlantOptions,
+  deletePlant,
+} from './delete-plant.ts';
 export {
   InvalidParameterError,
   InvalidPlantError,
   PlantConflictError,
   type PlantIssue,
   PlantNotFoundError,
+  PlantPreconditionFailedError,
   StorageUnavailableError,
 } from './errors.ts';
 export { stringifyExactJson } from './exact-json.ts';
@@ -16,6 +28,7 @@ export {
   NewPlantSchema,
   PLANT_ID_RANGE_RULE,
   PlantIdSchema,
+  PlantTextSchema,
   parseNewPlant,
 } from './new-plant.schema.ts';
 export {
@@ -27,6 +40,12 @@ export {
   type Plant,
   toPlant,
 } from './plant.ts';
+export {
+  parsePlantPatch,
+  parsePlantReplacement,
+  plantPatchSchema,
+  plantReplacementSchema,
+} from './plant-change.schema.ts';
 export { type PlantCreated, plantCreated } from './plant-created.ts';
 export type { PlantEventOutbox, RecordedEvent } from './plant-event-outbox.port.ts';
 export {
@@ -38,5 +57,13 @@ export {
   type PageSelection,
   PageSelectionSchema,
 } from './plant-parameters.schema.ts';
-export type { InsertOutcome, PlantRepository, PlantsFound } from './plant-repository.port.ts';
+export type { PlantPrecondition } from './plant-precondition.ts';
+export type {
+  ExpectedContent,
+  InsertOutcome,
+  PlantChange,
+  PlantRepository,
+  PlantsFound,
+  UpdateOutcome,
+} from './plant-repository.port.ts';
 export type { PlantStorage } from './plant-storage.port.ts';

@@ -167,4 +167,66 @@ describe('listPlants', () => {
     const outage = new StorageUnavailableError('database unreachable');
     await expect(listPlants({ plants: { listAfter: () => Promise.reject(outage) } })).rejects.toBe(outage);
   });
+
+  it.each([['aroid'], [''], ['\ufeff🌵 Cafe\u0301 ']])(
+    'when a tag %j is given, then storage is asked for that tag exactly, and the next page keeps it',
+    async (tag) => {
+      const asked: unknown[][] = [];
+      const page = await listPlants(
+        {
+          plants: {
+            listAfter: async (...args) => {
+              asked.push(args);
+              return { plants: [{ id: 3n, name: 'Fern', tag }], more: true };
+            },
+          },
+        },
+        { tag, limit: 1, after: 2n },
+        { maxBytes: 10 },
+      );
+      expect(asked).toStrictEqual([[2n, 1, 10, tag]]);
+      expect(page.next).toStrictEqual({ limit: 1, after: 3n, tag });
+      // Walking on by next asks for the same tag.
+      const next = await listPlants(
+        {
+          plants: {
+            listAfter: async (...args) => {
+              asked.push(args);
+              return { plants: [], more: false };
+            },
+          },
+        },
+        page.next,
+      );
+      expect(next).toStrictEqual({ plants: [] });
+      expect(asked[1]).toStrictEqual([3n, 1, undefined, tag]);
+    },
+  );
+
+  it('when no tag is given, then storage is asked for no tag and the next page names none', async () => {
+    const plants = storedPlants(range(1, 3));
+    const page = await listPlants({ plants }, { limit: 1 });
+    expect(page.next).toStrictEqual({ limit: 1, after: 1n });
+    expect(page.next && Object.keys(page.next)).toEqual(['limit', 'after']);
+  });
+
+  it.each([
+    [{ tag: 'a\0b' }, ['tag: must not contain the NUL character (U+0000)']],
+    [{ tag: '\udfff' }, ['tag: must be well-formed Unicode (it contains a lone surrogate)']],
+    [{ tag: 5 }, ['tag: must be a string, not a number']],
+    [{ tag: null }, ['tag: must be a string, not null']],
+    [{ tag: ['a', 'b'] }, ['tag: must be a string, not an array']],
+    [
+      { limit: 0, tag: '\0' },
+      ['limit: must be an integer from 1 to 1000', 'tag: must not contain the NUL character (U+0000)'],
+    ],
+  ])(
+    'when the selection is %o, then it throws InvalidParameterError naming the tag, and storage is never asked',
+    async (query, problems) => {
+      const plants = storedPlants([1n]);
+      const error = await listPlants({ plants }, query as never).catch((caught: unknown) => caught);
+      expect(problemsOf(error)).toEqual(problems);
+      expect(plants.asked).toEqual([]);
+    },
+  );
 });

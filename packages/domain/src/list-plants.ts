@@ -18,24 +18,29 @@ export interface ListPlantsOptions {
 export interface PlantPage {
   /** The plants with their ids, ascending by id. */
   readonly plants: readonly NewPlant[];
-  /** Absent on the last page. Its `after` is the last id of this page, its `limit` the one this page was read with. */
-  readonly next?: { readonly limit: number; readonly after: bigint };
+  /**
+   * Absent on the last page. Its `after` is the last id of this page, its `limit` the one this page was
+   * read with, and its `tag` this page's, when it was read by tag.
+   */
+  readonly next?: { readonly limit: number; readonly after: bigint; readonly tag?: string };
 }
 
 /**
  * A page of at most `limit` plants (default 100, at most 1000) with ids greater than `after`
- * (from the smallest id when absent), ascending, within `maxBytes` of content. Walking pages by
- * `next` sees every plant that is stored for the whole walk exactly once, whatever is created or
- * deleted meanwhile. Throws InvalidParameterError naming a bad `limit` or `after`, and whatever the
- * repository throws.
+ * (from the smallest id when absent), ascending, within `maxBytes` of content; with `tag`, only the
+ * plants whose tag is exactly `tag` (`''` is the empty tag; a plant without a tag never matches).
+ * Walking pages by `next` sees every plant that is stored (with the tag) for the whole walk exactly
+ * once, whatever is created, changed or deleted meanwhile. Throws InvalidParameterError naming a bad
+ * `limit`, `after` or `tag`, and whatever the repository throws.
  */
 export async function listPlants(
   deps: ListPlantsDeps,
   page: PageSelection = {},
   options: ListPlantsOptions = {},
 ): Promise<PlantPage> {
-  const { limit, after } = parsePageSelection(page);
-  const { plants, more } = await deps.plants.listAfter(after, limit, options.maxBytes);
+  const { limit, after, tag } = parsePageSelection(page);
+  const { plants, more } = await deps.plants.listAfter(after, limit, options.maxBytes, tag);
   const last = plants.at(-1);
-  return more && last !== undefined ? { plants, next: { limit, after: last.id } } : { plants };
+  if (!more || last === undefined) return { plants };
+  return { plants, next: tag === undefined ? { limit, after: last.id } : { limit, after: last.id, tag } };
 }

@@ -23,7 +23,8 @@ function describeValue(value: unknown): string {
   }
 }
 
-const mustBe =
+/** The words of a refused value: "is required" when it is missing, else what it must be and what it is. */
+export const mustBe =
   (what: string) =>
   (issue: v.BaseIssue<unknown>): string =>
     issue.input === undefined ? 'is required' : `must be ${what}, not ${describeValue(issue.input)}`;
@@ -47,13 +48,18 @@ export const PlantIdSchema = v.pipe(
   v.transform((n) => BigInt(n)),
 );
 
-// PostgreSQL text holds neither NUL nor lone UTF-16 surrogates; refusing them here gives every
-// adapter the same answer instead of a driver error or a silently replaced character.
-const PlantTextSchema = v.pipe(
-  v.string(mustBe('a string')),
-  v.check((s) => !s.includes('\0'), 'must not contain the NUL character (U+0000)'),
-  v.check((s) => s.isWellFormed(), 'must be well-formed Unicode (it contains a lone surrogate)'),
-);
+/** A string as a name or tag must be, `what` saying what else it may be when it is not a string. */
+export const plantText = (what = 'a string') =>
+  // PostgreSQL text holds neither NUL nor lone UTF-16 surrogates; refusing them here gives every
+  // adapter the same answer instead of a driver error or a silently replaced character.
+  v.pipe(
+    v.string(mustBe(what)),
+    v.check((s) => !s.includes('\0'), 'must not contain the NUL character (U+0000)'),
+    v.check((s) => s.isWellFormed(), 'must be well-formed Unicode (it contains a lone surrogate)'),
+  );
+
+/** The rules of a name or a tag: a string without NUL and without lone surrogates, kept exactly. */
+export const PlantTextSchema = plantText();
 
 /**
  * The fields of a NewPlant: `id` an int64, `name` a string, `tag` an optional string. Other fields are
@@ -65,16 +71,17 @@ export const NewPlantObjectSchema = v.object(
   'is required',
 );
 
-/** The rules of a NewPlant: a JSON object (not an array) with the fields of `NewPlantObjectSchema`. */
-export const NewPlantSchema = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
-    (issue) => `must be a JSON object, not ${describeValue(issue.input)}`,
-  ),
-  NewPlantObjectSchema,
+/** A JSON object, not an array: valibot's object schemas take arrays too. */
+export const JsonObjectSchema = v.custom<Record<string, unknown>>(
+  (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+  (issue) => `must be a JSON object, not ${describeValue(issue.input)}`,
 );
 
-function toIssue(issue: v.BaseIssue<unknown>): PlantIssue {
+/** The rules of a NewPlant: a JSON object (not an array) with the fields of `NewPlantObjectSchema`. */
+export const NewPlantSchema = v.pipe(JsonObjectSchema, NewPlantObjectSchema);
+
+/** A valibot issue as a PlantIssue: the field by its path, "" for the whole input. */
+export function toIssue(issue: v.BaseIssue<unknown>): PlantIssue {
   const field = v.getDotPath(issue) ?? '';
   return { field, problem: issue.message };
 }

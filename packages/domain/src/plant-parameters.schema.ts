@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { InvalidParameterError, type PlantIssue } from './errors.ts';
-import { PlantIdSchema } from './new-plant.schema.ts';
+import { PlantIdSchema, PlantTextSchema } from './new-plant.schema.ts';
 
 /** How many plants a page holds when the caller does not say. */
 export const DEFAULT_PAGE_LIMIT = 100;
@@ -18,16 +18,27 @@ export const PageLimitSchema = v.pipe(
   v.maxValue(MAX_PAGE_LIMIT, PAGE_LIMIT_RULE),
 );
 
-/** Which page listPlants reads, as values: `limit` (default 100) and `after`, an int64 cursor. */
+/**
+ * Which page listPlants reads, as values: `limit` (default 100), `after`, an int64 cursor, and `tag`,
+ * the exact tag of the plants listed, under the rules of a tag (no NUL, no lone surrogate).
+ */
 export const PageSelectionSchema = v.object(
-  { limit: v.optional(PageLimitSchema, DEFAULT_PAGE_LIMIT), after: v.optional(PlantIdSchema) },
+  {
+    limit: v.optional(PageLimitSchema, DEFAULT_PAGE_LIMIT),
+    after: v.optional(PlantIdSchema),
+    tag: v.optional(PlantTextSchema),
+  },
   'must be an object',
 );
 
-/** Which page listPlants reads: at most `limit` plants (default 100), of ids greater than `after`. */
+/**
+ * Which page listPlants reads: at most `limit` plants (default 100), of ids greater than `after`, and
+ * with `tag` exactly as their tag when it is given.
+ */
 export interface PageSelection {
   readonly limit?: number;
   readonly after?: bigint;
+  readonly tag?: string;
 }
 
 /**

@@ -99,6 +99,16 @@ export function describeEventsContract(open: () => Promise<PlantStorage>, durabl
     expect([...recorded].sort(byId)).toStrictEqual([...stored].sort(byId));
   });
 
+  it('when a plant is changed or deleted, then nothing is recorded: events tell of creation only', async () => {
+    const plant = { id: randomPlantId(), name: 'Fern', tag: 'aroid' };
+    await store().plants.insertIfAbsent(plant, plantCreated(plant));
+    await drain(store());
+    await store().plants.update(plant.id, { name: 'Palm', tag: null });
+    await store().plants.update(plant.id, { tag: 'x' }, { name: 'Palm' });
+    await store().plants.deleteById(plant.id, { name: 'Palm', tag: 'x' });
+    await expect(drain(store())).resolves.toStrictEqual([]);
+  });
+
   it('when tracing is off, then an event carries no trace context', async () => {
     const plant = { id: randomPlantId(), name: 'untraced' };
     await store().plants.insertIfAbsent(plant, plantCreated(plant));

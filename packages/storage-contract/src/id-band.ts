@@ -40,14 +40,21 @@ export function freshIdBand(): IdBand {
 }
 
 /**
- * Walks the band page by page with listAfter and returns its plants in the order they came,
- * checking on the way that each page holds at most `limit` plants, ascending, after its cursor.
+ * Walks the band page by page with listAfter (by `tag` when given) and returns its plants in the order
+ * they came, checking on the way that each page holds at most `limit` plants, ascending, after its
+ * cursor, and only plants of the tag.
  */
-export async function walkBand(plants: PlantRepository, band: IdBand, limit: number): Promise<NewPlant[]> {
+export async function walkBand(
+  plants: PlantRepository,
+  band: IdBand,
+  limit: number,
+  tag?: string,
+): Promise<NewPlant[]> {
   const seen: NewPlant[] = [];
   let after = band.before;
   for (;;) {
-    const { plants: page, more } = await plants.listAfter(after, limit);
+    const { plants: page, more } = await plants.listAfter(after, limit, undefined, tag);
+    if (tag !== undefined) for (const plant of page) expect(plant.tag).toBe(tag);
     expect(page.length).toBeLessThanOrEqual(limit);
     let previous = after;
     for (const plant of page) {

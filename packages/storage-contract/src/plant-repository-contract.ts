@@ -8,6 +8,7 @@ import {
 import { randomPlantId } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeByteOrderMarkContract } from './byte-order-mark-contract.ts';
+import { describeChangingContract } from './changing-contract.ts';
 import { describeDeletingContract } from './deleting-contract.ts';
 import { describeEventsContract, describeNoEventsContract } from './events-contract.ts';
 import { describeListingContract } from './listing-contract.ts';
@@ -15,6 +16,7 @@ import { describePageBytesContract } from './page-bytes-contract.ts';
 import { checkCreatePlantAgainstModel, checkRoundTrip } from './plant-properties.ts';
 import { BOUNDARY_IDS, SAMPLE_STRINGS } from './sample-strings.ts';
 import { storeOrKeep } from './store-or-keep.ts';
+import { describeTagListingContract } from './tag-listing-contract.ts';
 
 /** How the contract reaches an adapter. */
 export interface PlantStorageHarness {
@@ -225,6 +227,14 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
       describe('deleting', () => {
         describeDeletingContract(plants);
       });
+
+      describe('changing', () => {
+        describeChangingContract(plants);
+      });
+
+      describe('listing by tag', () => {
+        describeTagListingContract(plants);
+      });
     });
 
     describe('without events', () => {
@@ -274,6 +284,21 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
           StorageUnavailableError,
         );
       });
+
+      it('when it is used, then update, a conditional delete and a list by tag reject with StorageUnavailableError', async () => {
+        await expect(storage().plants.update(randomPlantId(), { name: 'late' })).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+        await expect(
+          storage().plants.update(randomPlantId(), { tag: null }, { name: 'late' }),
+        ).rejects.toBeInstanceOf(StorageUnavailableError);
+        await expect(storage().plants.deleteById(randomPlantId(), 'any')).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+        await expect(storage().plants.listAfter(undefined, 1, undefined, '')).rejects.toBeInstanceOf(
+          StorageUnavailableError,
+        );
+      });
     });
 
     // Registered only for a durable store: a store that promises nothing here has nothing to skip.
@@ -299,6 +324,39 @@ export function describePlantRepositoryContract(adapterName: string, harness: Pl
             const found = await Promise.all(plants.map((plant) => reopened.plants.findById(plant.id)));
             expect(found).toStrictEqual(stored);
             expect(found.slice(0, 3)).toStrictEqual(plants.slice(0, 3));
+          } finally {
+            await reopened.close();
+          }
+        });
+
+        it('when plants are changed, then after reopening each holds its last content and lists under its tag', async () => {
+          const tag = `durable ${randomPlantId()}`;
+          const renamed = { id: randomPlantId(), name: 'first', tag };
+          const untagged = { id: randomPlantId(), name: 'tagged', tag };
+          const first = await harness.open();
+          try {
+            await first.plants.insertIfAbsent(renamed);
+            await first.plants.insertIfAbsent(untagged);
+            await first.plants.update(renamed.id, { name: 'second' }, { name: 'first', tag });
+            await first.plants.update(untagged.id, { tag: null });
+          } finally {
+            await first.close();
+          }
+
+          const reopened = await harness.open();
+          try {
+            await expect(reopened.plants.findById(renamed.id)).resolves.toStrictEqual({
+              ...renamed,
+              name: 'second',
+            });
+            await expect(reopened.plants.findById(untagged.id)).resolves.toStrictEqual({
+              id: untagged.id,
+              name: 'tagged',
+            });
+            await expect(reopened.plants.listAfter(undefined, 10, undefined, tag)).resolves.toStrictEqual({
+              plants: [{ ...renamed, name: 'second' }],
+              more: false,
+            });
           } finally {
             await reopened.close();
           }

@@ -1,11 +1,13 @@
 import {
+  type ExpectedContent,
   type InsertOutcome,
   type NewPlant,
   newPlant,
   type PlantCreated,
   type PlantRepository,
+  type UpdateOutcome,
 } from '@plant-store/domain';
-import { createSortedById } from './sorted-by-id.ts';
+import { createSortedById, type SortedById } from './sorted-by-id.ts';
 
 /** A plant as the store keeps it: with the UTF-8 bytes of its name and tag, counted once, for pages. */
 interface StoredPlant extends NewPlant {
@@ -20,6 +22,15 @@ function stored(plant: NewPlant): StoredPlant {
 // Callers own the objects they pass and get: copying keeps the store immune to their later changes.
 function copyOf(plant: NewPlant): NewPlant {
   return newPlant(plant.id, plant.name, plant.tag);
+}
+
+/** Whether a stored plant holds the content a conditional write expects ('any': whatever it holds). */
+function holds(plant: NewPlant, expected: ExpectedContent | undefined): boolean {
+  return (
+    expected === undefined ||
+    expected === 'any' ||
+    (plant.name === expected.name && plant.tag === expected.tag)
+  );
 }
 
 /** The repository's methods as synchronous steps: a step cannot interleave with another. */
@@ -42,6 +53,26 @@ export function createMemoryPlantStore(
 ): MemoryPlantStore {
   const plants = new Map<bigint, StoredPlant>();
   const ordered = createSortedById<StoredPlant>();
+  // The plants of each tag in id order too, so that a page by tag reads only plants of its tag.
+  const byTag = new Map<string, SortedById<StoredPlant>>();
+
+  const addToTag = (plant: StoredPlant): void => {
+    if (plant.tag === undefined) return;
+    let tagged = byTag.get(plant.tag);
+    if (tagged === undefined) {
+      tagged = createSortedById<StoredPlant>();
+      byTag.set(plant.tag, tagged);
+    }
+    tagged.add(plant);
+  };
+  const removeFromTag = (plant: StoredPlant): void => {
+    if (plant.tag === undefined) return;
+    const tagged = byTag.get(plant.tag);
+    tagged?.delete(plant.id);
+    // A tag no plant holds any more leaves nothing behind.
+    if (tagged?.isEmpty()) byTag.delete(plant.tag);
+  };
+
   return {
     insertIfAbsent(plant, created): InsertOutcome {
       const existing = plants.get(plant.id);
@@ -51,15 +82,31 @@ export function createMemoryPlantStore(
       const kept = stored(plant);
       plants.set(plant.id, kept);
       ordered.add(kept);
+      addToTag(kept);
       return { inserted: true };
     },
     findById(id) {
       const plant = plants.get(id);
       return plant && copyOf(plant);
     },
-    listAfter(after, limit, maxBytes = Number.POSITIVE_INFINITY) {
+    update(id, change, expected): UpdateOutcome {
+      const current = plants.get(id);
+      if (current === undefined) return { outcome: 'absent' };
+      if (!holds(current, expected)) return { outcome: 'precondition-failed', current: copyOf(current) };
+      const tag = change.tag === undefined ? current.tag : (change.tag ?? undefined);
+      const kept = stored(newPlant(id, change.name ?? current.name, tag));
+      plants.set(id, kept);
+      ordered.replace(kept);
+      if (kept.tag !== current.tag) {
+        removeFromTag(current);
+        addToTag(kept);
+      } else if (kept.tag !== undefined) byTag.get(kept.tag)?.replace(kept);
+      return { outcome: 'updated', plant: copyOf(kept) };
+    },
+    listAfter(after, limit, maxBytes = Number.POSITIVE_INFINITY, tag) {
+      const index = tag === undefined ? ordered : byTag.get(tag);
       // One more than the page, to know whether others follow.
-      const following = ordered.after(after, limit + 1);
+      const following = index?.after(after, limit + 1) ?? [];
       const page: NewPlant[] = [];
       let bytes = 0;
       for (const plant of following) {
@@ -69,9 +116,12 @@ export function createMemoryPlantStore(
       }
       return { plants: page, more: following.length > page.length };
     },
-    deleteById(id) {
-      if (!plants.delete(id)) return false;
+    deleteById(id, expected) {
+      const current = plants.get(id);
+      if (current === undefined || !holds(current, expected)) return false;
+      plants.delete(id);
       ordered.delete(id);
+      removeFromTag(current);
       return true;
     },
   };
@@ -87,7 +137,8 @@ export function createMemoryPlantRepository(record?: (created: PlantCreated) => 
   return {
     insertIfAbsent: async (plant, created) => store.insertIfAbsent(plant, created),
     findById: async (id) => store.findById(id),
-    listAfter: async (after, limit, maxBytes) => store.listAfter(after, limit, maxBytes),
-    deleteById: async (id) => store.deleteById(id),
+    listAfter: async (after, limit, maxBytes, tag) => store.listAfter(after, limit, maxBytes, tag),
+    update: async (id, change, expected) => store.update(id, change, expected),
+    deleteById: async (id, expected) => store.deleteById(id, expected),
   };
 }

@@ -106,13 +106,17 @@ export function openMemoryPlantStorage(options: MemoryPlantStorageOptions = {}):
       ensureOpen();
       return repository.findById(id);
     },
-    async listAfter(after, limit, maxBytes) {
+    async listAfter(after, limit, maxBytes, tag) {
       ensureOpen();
-      return repository.listAfter(after, limit, maxBytes);
+      return repository.listAfter(after, limit, maxBytes, tag);
     },
-    async deleteById(id) {
+    async update(id, change, expected) {
       ensureOpen();
-      return repository.deleteById(id);
+      return repository.update(id, change, expected);
+    },
+    async deleteById(id, expected) {
+      ensureOpen();
+      return repository.deleteById(id, expected);
     },
   };
 

@@ -105,6 +105,29 @@ describe('SortedById', () => {
     expect(walked).toEqual(model);
   });
 
+  it('when an item is replaced, then listing gives the new item in its place; an id not there is not added', () => {
+    const items = createSortedById<{ id: bigint; name: string }>(2);
+    for (const id of [5n, 1n, 3n, 7n, 9n]) items.add({ id, name: `first ${id}` });
+    const renamed = { id: 3n, name: 'second' };
+    items.replace(renamed);
+    items.replace({ id: 4n, name: 'never added' });
+    const listed = items.after(undefined, 10);
+    expect(listed.map((item) => item.name)).toEqual(['first 1', 'second', 'first 5', 'first 7', 'first 9']);
+    expect(listed[1]).toBe(renamed);
+  });
+
+  it('when the last item is deleted, then it is empty, and not before', () => {
+    const items = createSortedById<{ id: bigint }>(2);
+    expect(items.isEmpty()).toBe(true);
+    for (const id of [1n, 2n, 3n]) items.add({ id });
+    for (const id of [2n, 1n]) {
+      items.delete(id);
+      expect(items.isEmpty()).toBe(false);
+    }
+    items.delete(3n);
+    expect(items.isEmpty()).toBe(true);
+  });
+
   it('when an id is deleted that is not there, then nothing changes', () => {
     const ids = createSortedById<{ id: bigint }>(2);
     for (const id of [5n, 1n, 3n]) ids.add({ id });

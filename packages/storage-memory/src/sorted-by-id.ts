@@ -11,6 +11,10 @@ export interface SortedById<T extends { readonly id: bigint }> {
   add(item: T): void;
   /** Removes the item of this id, if there is one. */
   delete(id: bigint): void;
+  /** Puts `item` in the place of the item of its id, if there is one. */
+  replace(item: T): void;
+  /** Whether it holds no item. */
+  isEmpty(): boolean;
   /** At most `limit` items with ids greater than `after` (from the smallest when undefined), ascending. */
   after(after: bigint | undefined, limit: number): T[];
 }
@@ -81,6 +85,13 @@ export function createSortedById<T extends { readonly id: bigint }>(maxChunk = 1
       if (chunk.length === 0) chunks.splice(index, 1);
     },
 
+    replace(item) {
+      const chunk = chunks[chunkFor(item.id, true)];
+      if (chunk === undefined) return;
+      const position = firstIndexAbove(chunk, item.id, true);
+      if (chunk[position]?.id === item.id) chunk[position] = item;
+    },
+    isEmpty: () => chunks.length === 0,
     after(after, limit) {
       const found: T[] = [];
       let index = after === undefined ? 0 : chunkFor(after, false);

@@ -5,6 +5,7 @@ import * as createPlants from './migrations/0001_create_plants.ts';
 import * as createPlantEvents from './migrations/0002_create_plant_events.ts';
 import * as indexPlantPages from './migrations/0003_index_plant_pages.ts';
 import * as keepEventTraceContext from './migrations/0004_keep_event_trace_context.ts';
+import * as indexPlantTagPages from './migrations/0005_index_plant_tag_pages.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import { isUnavailableError } from './storage-errors.ts';
 
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0002_create_plant_events': createPlantEvents,
   '0003_index_plant_pages': indexPlantPages,
   '0004_keep_event_trace_context': keepEventTraceContext,
+  '0005_index_plant_tag_pages': indexPlantTagPages,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

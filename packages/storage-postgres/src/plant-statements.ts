@@ -2,6 +2,7 @@ import {
   type Compilable,
   type CompiledQuery,
   DummyDriver,
+  type ExpressionBuilder,
   Kysely,
   PostgresAdapter,
   PostgresIntrospector,
@@ -196,6 +197,60 @@ export const DELETE_BY_ID = statement<{ id: Int8 }>()('plant_store_delete_by_id'
   builder.deleteFrom('plants').where('id', '=', value<bigint>('id')).returning('id'),
 );
 
+type ExpectedValues = { expectedName: string; expectedTag: string | null };
+
+/** The row holds exactly the expected content: an absent tag is NULL, and NULL matches only NULL. */
+const holdsExpected =
+  (value: <T>(key: keyof ExpectedValues & string) => RawBuilder<T>) =>
+  (eb: ExpressionBuilder<PlantDatabase, 'plants'>) =>
+    eb.and([
+      eb('name', '=', value<string>('expectedName')),
+      eb('tag', 'is not distinct from', value<string | null>('expectedTag')),
+    ]);
+
+// The same, only while the plant holds the content the caller expects: the row lock makes the
+// comparison and the delete one step, so of concurrent deletes expecting one content one deletes it.
+export const DELETE_BY_ID_IF = statement<{ id: Int8 } & ExpectedValues>()(
+  'plant_store_delete_by_id_if',
+  (value) =>
+    builder
+      .deleteFrom('plants')
+      .where('id', '=', value<bigint>('id'))
+      .where(holdsExpected(value))
+      .returning('id'),
+);
+
+// A change of a plant, every form of it (a replacement, a merge patch of either member or both) in one
+// text: `name` NULL keeps the name, `setTag` false keeps the tag. Each member is computed from the row
+// as the UPDATE finds it, once it holds the row lock (READ COMMITTED rechecks a row a concurrent write
+// changed, on its new version), so a change of one member never undoes a concurrent change of the other.
+type ChangeValues = { id: Int8; name: string | null; setTag: boolean; tag: string | null };
+
+const changePlant = (value: <T>(key: keyof ChangeValues & string) => RawBuilder<T>) =>
+  builder
+    .updateTable('plants')
+    .set((eb) => ({
+      name: eb.fn.coalesce(sql<string | null>`${value('name')}::text`, eb.ref('name')),
+      tag: eb
+        .case()
+        .when(sql<boolean>`${value('setTag')}::boolean`)
+        .then(sql<string | null>`${value('tag')}::text`)
+        .else(eb.ref('tag'))
+        .end(),
+    }))
+    .where('id', '=', value<bigint>('id'));
+
+export const UPDATE_PLANT = statement<ChangeValues>()('plant_store_update_plant', (value) =>
+  changePlant(value).returning(['id', 'name', 'tag']),
+);
+
+// The conditional write: the comparison is in the WHERE, rechecked on the row's newest version once
+// its lock is held, so of concurrent writers expecting one content exactly one changes it.
+export const UPDATE_PLANT_IF = statement<ChangeValues & ExpectedValues>()(
+  'plant_store_update_plant_if',
+  (value) => changePlant(value).where(holdsExpected(value)).returning(['id', 'name', 'tag']),
+);
+
 // A plant's bytes in a list page, and the predicates of migration 0003's two partial indexes: the
 // planner uses a partial index only for a query that implies its predicate, so these say the same.
 const BYTES = sql<number>`octet_length(name) + coalesce(octet_length(tag), 0)`;
@@ -206,10 +261,24 @@ const RUNNING = sql`over (order by id rows between unbounded preceding and curre
 
 type PageValues = { after: Int8; upTo: number; maxBytes: Int8 };
 
+// The tag tests of a page by tag, in the very expressions of migration 0005's indexes. Compared in the
+// "C" collation, as the covering index holds tags: byte for byte, and an index serves only a query of
+// its collation. A long plant's index holds its tag's SHA-256 (a tag may exceed an index key): of its
+// UTF-8 bytes, since text::bytea reads a backslash as an escape unless it is doubled. Both indexes
+// have SHORT's or LONG's predicate and `tag IS NOT NULL`, which either test implies (it is strict).
+const hasTag = (tag: RawBuilder<string>) => sql<boolean>`${sql.ref('tag')} collate "C" = ${tag}::text`;
+const digest = (text: RawBuilder<string>) =>
+  sql`sha256(replace(${text}, chr(92), chr(92) || chr(92))::bytea)`;
+const hasTagDigest = (tag: RawBuilder<string>) =>
+  sql<boolean>`${digest(sql.ref('tag'))} = ${digest(sql`${tag}::text`)}`;
+
 /**
  * A page in id order, keyset-paginated (`id > after`, never OFFSET), from the two indexes of migration
  * 0003: the plants whose name and tag fit in an index entry come from the covering index alone (an
  * index-only scan), the others from the small index of the long ones; the two ordered runs are merged.
+ * With `tag`, from the two indexes of migration 0005 alike, by tag then id: the long run finds its
+ * plants by the tag's digest and keeps those whose tag is the very text (outside the run's LIMIT, so
+ * the planner reckons with the digest alone, and reads the run in id order from the index).
  *
  * It reads the first `upTo` (the page's limit + 1) plants and keeps the first `upTo` - 1 of them while
  * their running sum of bytes stays within `maxBytes` (the first always); the first plant it does not
@@ -220,18 +289,21 @@ type PageValues = { after: Int8; upTo: number; maxBytes: Int8 };
 function listPage(
   value: <T>(key: 'upTo' | 'maxBytes') => RawBuilder<T>,
   after: RawBuilder<bigint> | undefined,
+  tag?: RawBuilder<string>,
 ) {
-  const run = (predicate: RawBuilder<boolean>) => {
+  const run = (predicate: RawBuilder<boolean>, key: RawBuilder<boolean> | undefined) => {
     const all = builder.selectFrom('plants').select(['id', 'name', 'tag']);
-    return (after === undefined ? all : all.where('id', '>', after))
+    const keyed = key === undefined ? all : all.where(key);
+    return (after === undefined ? keyed : keyed.where('id', '>', after))
       .where(predicate)
       .orderBy('id')
       .limit(value<number>('upTo'));
   };
+  const long = builder.selectFrom(run(LONG, tag && hasTagDigest(tag)).as('long')).selectAll();
   const candidates = builder
-    .selectFrom(run(SHORT).as('short'))
+    .selectFrom(run(SHORT, tag && hasTag(tag)).as('short'))
     .selectAll()
-    .unionAll(builder.selectFrom(run(LONG).as('long')).selectAll())
+    .unionAll(tag === undefined ? long : long.where(hasTag(tag)))
     .orderBy('id')
     .limit(value<number>('upTo'));
   const counted = builder
@@ -286,6 +358,16 @@ export const LIST_FIRST = statement<Omit<PageValues, 'after'>>()('plant_store_li
 );
 export const LIST_AFTER = statement<PageValues>()('plant_store_list_after', (value) =>
   listPage(value, value('after')),
+);
+
+type TagPageValues = PageValues & { tag: string };
+
+export const LIST_TAG_FIRST = statement<Omit<TagPageValues, 'after'>>()(
+  'plant_store_list_tag_first',
+  (value) => listPage(value, undefined, value('tag')),
+);
+export const LIST_TAG_AFTER = statement<TagPageValues>()('plant_store_list_tag_after', (value) =>
+  listPage(value, value('after'), value('tag')),
 );
 
 /** Each statement's text and the name a connection may prepare it under. */

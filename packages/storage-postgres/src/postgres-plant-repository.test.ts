@@ -133,6 +133,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           '0002_create_plant_events',
           '0003_index_plant_pages',
           '0004_keep_event_trace_context',
+          '0005_index_plant_tag_pages',
         ]);
       } finally {
         await Promise.all([first.close(), second.close()]);
@@ -158,6 +159,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
           '0002_create_plant_events',
           '0003_index_plant_pages',
           '0004_keep_event_trace_context',
+          '0005_index_plant_tag_pages',
         ]);
       } finally {
         await fresh.cleanup();
@@ -205,7 +207,8 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
               join(import.meta.dirname, '..', '..', '..', 'docs', 'storage.md'),
               'utf8',
             );
-            const statements = page.match(/CREATE INDEX CONCURRENTLY IF NOT EXISTS [^;]+;/g) ?? [];
+            const statements =
+              page.match(/CREATE INDEX CONCURRENTLY IF NOT EXISTS plants_page(_long)? [^;]+;/g) ?? [];
             expect(statements).toHaveLength(2);
             await withClient(async (client) => {
               await client.query('drop index plants_page; drop index plants_page_long');

@@ -1,18 +1,22 @@
 import { context, propagation } from '@opentelemetry/api';
 import {
+  type ExpectedContent,
   type InsertOutcome,
   type NewPlant,
   newPlant,
+  type PlantChange,
   type PlantCreated,
   type PlantEventOutbox,
   type PlantRepository,
   type RecordedEvent,
+  type UpdateOutcome,
 } from '@plant-store/domain';
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import { type GroupCommitOptions, groupCommit } from './group-commit.ts';
 import type { PlantDatabase } from './plant-database.ts';
 import {
   DELETE_BY_ID,
+  DELETE_BY_ID_IF,
   FIND_BY_ID,
   FIND_BY_IDS,
   INSERT_PLANT,
@@ -21,6 +25,10 @@ import {
   INSERT_PLANTS_AND_EVENTS,
   LIST_AFTER,
   LIST_FIRST,
+  LIST_TAG_AFTER,
+  LIST_TAG_FIRST,
+  UPDATE_PLANT,
+  UPDATE_PLANT_IF,
 } from './plant-statements.ts';
 import { isUnavailableError, mapStorageErrors } from './storage-errors.ts';
 
@@ -35,10 +43,11 @@ function toNewPlant(row: PlantRow): NewPlant {
   return newPlant(BigInt(row.id), row.name, row.tag ?? undefined);
 }
 
-// A delete can remove the row an insert conflicted with before the insert reads it back; the
-// insert is then tried again. Each further round needs yet another create and delete of that id to
-// land between two statements of ours: the bound is never reached by chance.
-const MAX_INSERT_ROUNDS = 100;
+// A delete can remove the row an insert conflicted with before the insert reads it back, and a write
+// can restore the content a conditional update did not find before it reads the plant back: each is
+// then tried again. Each further round needs yet another such write of that id to land between two
+// statements of ours: the bound is never reached by chance.
+const MAX_ROUNDS = 100;
 
 /** One call of insertIfAbsent: the plant, and its event when the caller has one to record. */
 interface InsertItem {
@@ -137,7 +146,7 @@ async function insertBatch(
   // Deleted between the two statements: as if the delete had come first, these insert again.
   const vanished = plants.flatMap((_, index) => (outcomes[index] === undefined ? [index] : []));
   if (vanished.length > 0) {
-    if (round >= MAX_INSERT_ROUNDS) {
+    if (round >= MAX_ROUNDS) {
       throw new Error(
         `plant ${plants[vanished[0] as number]?.id} was deleted under ${round} inserts in a row`,
       );
@@ -153,6 +162,50 @@ async function insertBatch(
     });
   }
   return outcomes as InsertOutcome[];
+}
+
+/** An expected content as the conditional statements take it: an absent tag is NULL. */
+function expectedValues(expected: Exclude<ExpectedContent, 'any'>) {
+  return { expectedName: expected.name, expectedTag: expected.tag ?? null };
+}
+
+/**
+ * One statement changes the plant, comparing its content first when there is an expected one. When
+ * that finds no row, a second statement (a fresh snapshot, once the write that changed the plant has
+ * committed) tells a plant with other content from none; if it finds the expected content after all
+ * (changed back, or created, between the two), the change is tried again.
+ */
+async function update(
+  run: Run,
+  id: bigint,
+  change: PlantChange,
+  expected: ExpectedContent | undefined,
+  round = 1,
+): Promise<UpdateOutcome> {
+  const values = {
+    id: id.toString(),
+    name: change.name ?? null,
+    setTag: change.tag !== undefined,
+    tag: change.tag ?? null,
+  };
+  const conditional = expected !== undefined && expected !== 'any';
+  const [row] = await run(
+    conditional
+      ? UPDATE_PLANT_IF.bind({ ...values, ...expectedValues(expected) })
+      : UPDATE_PLANT.bind(values),
+  );
+  if (row) return { outcome: 'updated', plant: toNewPlant(row) };
+  if (!conditional) return { outcome: 'absent' };
+  const [found] = await run(FIND_BY_ID.bind({ id: id.toString() }));
+  if (!found) return { outcome: 'absent' };
+  const current = toNewPlant(found);
+  if (current.name !== expected.name || current.tag !== expected.tag) {
+    return { outcome: 'precondition-failed', current };
+  }
+  if (round >= MAX_ROUNDS) {
+    throw new Error(`plant ${id} was changed back to the expected content under ${round} updates in a row`);
+  }
+  return update(run, id, change, expected, round + 1);
 }
 
 export interface PostgresPlantRepositoryOptions {
@@ -265,20 +318,31 @@ export function createPostgresPlantRepository(
         return row && toNewPlant(row);
       }),
     // One page: the plants it keeps, then (kept false, without name and tag) the first that follows them.
-    listAfter: (after, limit, maxBytes) =>
+    listAfter: (after, limit, maxBytes, tag) =>
       mapStorageErrors(async () => {
         const page = { upTo: limit + 1, maxBytes: maxBytes === undefined ? UNBOUNDED : String(maxBytes) };
         const rows = await run(
-          after === undefined ? LIST_FIRST.bind(page) : LIST_AFTER.bind({ ...page, after: after.toString() }),
+          tag === undefined
+            ? after === undefined
+              ? LIST_FIRST.bind(page)
+              : LIST_AFTER.bind({ ...page, after: after.toString() })
+            : after === undefined
+              ? LIST_TAG_FIRST.bind({ ...page, tag })
+              : LIST_TAG_AFTER.bind({ ...page, tag, after: after.toString() }),
         );
         const plants = rows.flatMap((row) =>
           row.kept && row.name !== null ? [toNewPlant({ id: row.id, name: row.name, tag: row.tag })] : [],
         );
         return { plants, more: plants.length < rows.length };
       }),
-    deleteById: (id) =>
+    update: (id, change, expected) => mapStorageErrors(() => update(run, id, change, expected)),
+    deleteById: (id, expected) =>
       mapStorageErrors(async () => {
-        const rows = await run(DELETE_BY_ID.bind({ id: id.toString() }));
+        const rows = await run(
+          expected === undefined || expected === 'any'
+            ? DELETE_BY_ID.bind({ id: id.toString() })
+            : DELETE_BY_ID_IF.bind({ id: id.toString(), ...expectedValues(expected) }),
+        );
         return rows.length > 0;
       }),
   };

@@ -85,7 +85,7 @@ function describeStatementSpans(name: string, database: Database): void {
       expect(select.spanContext().traceId).toBe(request.spanContext().traceId);
       expect(select.instrumentationScope).toMatchObject({
         name: '@plant-store/storage-postgres',
-        version: '2.1.0',
+        version: '2.2.0',
       });
       expect(select.attributes).toStrictEqual({
         ...database.connection,
