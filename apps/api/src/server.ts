@@ -12,6 +12,7 @@ import { createJwtVerifier } from './auth/jwt-verifier.ts';
 import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { closingShareMs, finishBy } from './stop-budget.ts';
 import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
 import type { TraceExportFigures } from './tracing/tracing.ts';
 import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
@@ -176,8 +177,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   const shutDown = async (): Promise<void> => {
     shuttingDown = true;
-    // One budget for the whole stop: the grace, requests, then webhook attempts with what remains.
+    // One budget for the whole stop: the grace, requests, then webhook attempts with what remains
+    // until workBy, and the closing of the delivery queue and the storage until stopBy.
     const stopBy = performance.now() + config.shutdownTimeoutMs;
+    const workBy = stopBy - closingShareMs(config.shutdownTimeoutMs);
     if (config.shutdownGraceMs > 0) {
       // /readyz answers 503 from now on; a load balancer checking it stops sending here while this
       // instance still serves, so no request it sends meanwhile meets a closed port or connection.
@@ -199,15 +202,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         );
         server.closeAllConnections();
       },
-      Math.max(0, stopBy - performance.now()),
+      Math.max(0, workBy - performance.now()),
     );
     await closed;
     clearTimeout(deadline);
     stopWatchingSends();
     jwtKeys?.stop();
-    // Attempts still under way at the deadline are abandoned; they stay queued and are made again later.
-    await webhooks?.dispatcher.stop(Math.max(0, stopBy - performance.now()));
-    await storage.close();
+    // Attempts still under way at workBy are abandoned; they stay queued and are made again later.
+    const delivery = webhooks?.dispatcher.stop(Math.max(0, workBy - performance.now()));
+    await finishBy(delivery, stopBy, 'stopping the webhook delivery', logger);
+    // A statement that hangs (a lock, a silent network) would hold the close until its timeout.
+    await finishBy(storage.close(), stopBy, 'closing the storage', logger);
     logger.info('stopped');
   };
   let stopped: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { pino } from 'pino';
@@ -89,6 +90,33 @@ describe('stopping the server', () => {
     expect(await stuck).toBe('cut off');
     expect(gate.closes()).toBe(1);
     gate.release();
+  });
+
+  it('when the storage never finishes closing, then stop() still resolves within SHUTDOWN_TIMEOUT_MS, with a warning naming the close it abandoned', async () => {
+    const budgetMs = 300;
+    const gate = gatedStorage();
+    gate.release();
+    const server = await startTestServer(
+      { ...gate.storage, close: () => new Promise<void>(() => {}) },
+      { SHUTDOWN_TIMEOUT_MS: String(budgetMs) },
+    );
+    const startedAt = performance.now();
+    // A bound for "never resolves", far above the budget a busy machine keeps.
+    const outcome = await Promise.race([
+      server.stop().then(() => 'stopped'),
+      sleep(budgetMs + 10_000, 'still stopping', { ref: false }),
+    ]);
+    expect(outcome).toBe('stopped');
+    // The close had until the deadline (a timer may fire a millisecond early of performance.now()).
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(budgetMs - 2);
+    expect(server.logs.lines()).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        step: 'closing the storage',
+        msg: 'stopping: closing the storage did not end by the deadline: abandoned',
+      }),
+    );
+    expect(server.logs.lines().map((line) => line.msg)).toContain('stopped');
   });
 
   it('when SHUTDOWN_GRACE_MS is set, then /readyz answers 503 at once and the server serves new connections until the grace ends', async () => {

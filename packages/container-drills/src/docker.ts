@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { TEST_RUN } from '@plant-store/test-support';
 
 const run = promisify(execFile);
 
@@ -14,8 +15,8 @@ const run = promisify(execFile);
 export const DOCKER =
   process.env.PLANT_STORE_DOCKER ?? (existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
 export const REPO_ROOT = join(import.meta.dirname, '..', '..', '..');
-/** Every container, volume and network a drill makes carries this label; CI checks none is left. */
-export const DRILL_LABEL = 'plant-store.drill';
+/** The containers and networks a drill makes carry this label, valued with the test run; CI checks none is left. */
+export const DRILL_LABEL = `plant-store.drill=${TEST_RUN}`;
 export const STANDIN_NODE_IMAGE = 'localhost/plant-store-ci/node:24';
 export const OFFICIAL_NODE_IMAGE = 'node:24.21.0-bookworm-slim';
 /** The api image the drills build (BuildKit's cache makes a rebuild of unchanged sources quick). */
@@ -61,9 +62,12 @@ export async function imagePresent(image: string): Promise<boolean> {
   return (await imageId(image)) !== undefined;
 }
 
-/** A name no other run uses: `plant-store-drill-<what>-<random>`. */
+/**
+ * A name no other run uses: `plant-store-drill-<test run>-<what>-<random>`. Compose projects are named
+ * so too: whatever compose makes (containers, volumes, networks) is known as this run's by its name.
+ */
 export function uniqueName(what: string): string {
-  return `plant-store-drill-${what}-${randomBytes(4).toString('hex')}`;
+  return `plant-store-drill-${TEST_RUN}-${what}-${randomBytes(4).toString('hex')}`;
 }
 
 /** The first of these images that the engine holds (nothing is ever pulled here); else a clear failure. */

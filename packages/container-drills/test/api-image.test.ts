@@ -64,9 +64,20 @@ describe.skipIf(!ENGINE)('the api image', () => {
 
   test('runs as the non-root user node (uid 1000), as its configuration says', async () => {
     expect(await docker(['image', 'inspect', '--format', '{{.Config.User}}', API_IMAGE])).toBe('node');
-    expect(await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'id', API_IMAGE, '-u'])).toBe(
-      '1000',
-    );
+    expect(
+      await docker([
+        'run',
+        '--rm',
+        '--label',
+        DRILL_LABEL,
+        '--network',
+        'none',
+        '--entrypoint',
+        'id',
+        API_IMAGE,
+        '-u',
+      ]),
+    ).toBe('1000');
   });
 
   test('holds the production dependencies only: koa, no vitest, typescript or testcontainers', async () => {
@@ -74,6 +85,8 @@ describe.skipIf(!ENGINE)('the api image', () => {
       await docker([
         'run',
         '--rm',
+        '--label',
+        DRILL_LABEL,
         '--network',
         'none',
         '--entrypoint',

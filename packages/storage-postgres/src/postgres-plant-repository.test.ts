@@ -1,11 +1,15 @@
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
 import { describePlantRepositoryContract } from '@plant-store/storage-contract';
-import { createTestSchema, freePort, provideTestPostgres, randomPlantId } from '@plant-store/test-support';
+import {
+  createTestSchema,
+  freePort,
+  provideTestPostgres,
+  randomPlantId,
+  startTcpRelay,
+} from '@plant-store/test-support';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -408,7 +412,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
 
     it('when its connection goes silent mid-query (a network that drops it), then the operation fails as unavailable after the read timeout and the next one gets a fresh connection instead of waiting behind it', async () => {
       const target = new URL(connectionString);
-      const proxy = await startProxy(target.hostname, Number(target.port || 5432));
+      const proxy = await startTcpRelay(target.hostname, Number(target.port || 5432));
       const viaProxy = new URL(connectionString);
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
@@ -456,7 +460,7 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
 
     it('when the database becomes unreachable, then operations reject with StorageUnavailableError until it is back', async () => {
       const target = new URL(connectionString);
-      const proxy = await startProxy(target.hostname, Number(target.port || 5432));
+      const proxy = await startTcpRelay(target.hostname, Number(target.port || 5432));
       const viaProxy = new URL(connectionString);
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
@@ -480,61 +484,3 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
     });
   });
 });
-
-/** A TCP relay to the database that can be cut (every connection dropped) and restored on the same port. */
-async function startProxy(
-  host: string,
-  port: number,
-): Promise<{
-  readonly port: number;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  /** The connections open now stop carrying bytes either way, but stay open; new ones work. */
-  silenceOpenConnections(): void;
-}> {
-  const sockets = new Set<Socket>();
-  let relay: Server | undefined;
-  let listenPort = 0;
-
-  const track = (socket: Socket): Socket => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    return socket;
-  };
-
-  const start = async (): Promise<void> => {
-    relay = createServer((incoming) => {
-      const outgoing = track(connect(port, host));
-      track(incoming);
-      incoming.pipe(outgoing).pipe(incoming);
-      incoming.on('close', () => outgoing.destroy());
-      outgoing.on('close', () => incoming.destroy());
-    });
-    relay.listen(listenPort, '127.0.0.1');
-    await once(relay, 'listening');
-    const address = relay.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP port');
-    listenPort = address.port;
-  };
-
-  const stop = async (): Promise<void> => {
-    const closing = relay;
-    relay = undefined;
-    if (!closing) return;
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => closing.close(resolve));
-  };
-
-  await start();
-  return {
-    get port() {
-      return listenPort;
-    },
-    start,
-    stop,
-    silenceOpenConnections() {
-      for (const socket of sockets) socket.unpipe();
-    },
-  };
-}

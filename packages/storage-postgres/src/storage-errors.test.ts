@@ -33,6 +33,22 @@ describe('storage errors through a failover', () => {
     },
   );
 
+  // As Node reports a failed lookup of the host (dnsException): the errno glibc left, named.
+  it.each([
+    ['EBUSY', -16], // out of descriptors, as seen with `localhost` in CI's testcontainers leg
+    ['EMFILE', -24],
+    ['ENOTFOUND', -3008], // out of descriptors too, where /etc/hosts cannot be opened
+    ['EAI_AGAIN', -3001],
+  ])('when the host name fails to resolve with %s, then it is an outage', (code, errno) => {
+    const error = Object.assign(new Error(`getaddrinfo ${code} localhost`), {
+      code,
+      errno,
+      syscall: 'getaddrinfo',
+      hostname: 'localhost',
+    });
+    expect(toStorageError(error)).toBeInstanceOf(StorageUnavailableError);
+  });
+
   it('when the load balancer closes the session (on-marked-down shutdown-sessions), then it is an outage', () => {
     expect(isUnavailableError(new Error('Connection terminated unexpectedly'))).toBe(true);
   });

@@ -21,8 +21,6 @@ const UNAVAILABLE_NETWORK_CODES = new Set([
   'EPIPE',
   'EHOSTUNREACH',
   'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
   // Out of file descriptors, in this process or the whole system: no socket for a new connection.
   'EMFILE',
   'ENFILE',
@@ -44,7 +42,18 @@ export const UNAVAILABLE_MESSAGES = [
   { driver: '@electric-sql/pglite', message: 'PGlite is closing' },
 ] as const;
 
+/**
+ * A host name in DATABASE_URL is resolved for every new connection. Its failure is an outage whatever
+ * the code: glibc gives ENOTFOUND, EMFILE or a stray errno (EBUSY) when it cannot open /etc/hosts or a
+ * socket to the resolver, so a name that no longer exists cannot be told from a resolver that cannot
+ * answer now; and the name resolved when the storage opened (a start that cannot resolve it is refused).
+ */
+function isNameResolutionFailure(error: object): boolean {
+  return 'syscall' in error && error.syscall === 'getaddrinfo';
+}
+
 function isUnavailableItself(error: object): boolean {
+  if (isNameResolutionFailure(error)) return true;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   if (code !== undefined) {
     if (UNAVAILABLE_NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code)) return true;

@@ -18,4 +18,6 @@ export {
 } from './postgres.ts';
 export { randomPlantId } from './random-plant-id.ts';
 export { byName, childrenOf, spanTree } from './span-tree.ts';
+export { startTcpRelay, type TcpRelay } from './tcp-relay.ts';
+export { TEST_RUN } from './test-run.ts';
 export { newSecret, type Received, startTestReceiver, type TestReceiver } from './webhook-receiver.ts';

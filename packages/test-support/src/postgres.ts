@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { warnDidNotRun } from './did-not-run.ts';
+import { TEST_RUN } from './test-run.ts';
 
 export interface TestPostgres {
   /** Where the tests connect; for TEST_DATABASE_URL, with `search_path` set to a fresh schema. */
@@ -61,7 +62,7 @@ export async function createTestSchema(connectionString: string, source: string)
 
 /** The image the container leg runs; the official one unless TEST_POSTGRES_IMAGE names another. */
 export const DEFAULT_TEST_POSTGRES_IMAGE = 'postgres:17-alpine';
-/** Every container started here carries this label, so that a check can see none is left behind. */
+/** Every container started here carries this label, valued with TEST_RUN: CI checks none is left behind. */
 export const TEST_CONTAINER_LABEL = 'plant-store.test';
 /**
  * How long a container may take to answer before testcontainers gives up on it, and then stops and
@@ -112,7 +113,7 @@ async function startContainer(): Promise<TestPostgres | undefined> {
   if (!(await client.image.exists(ImageName.fromString(image)))) throw new Error(missingImageMessage(image));
   const container = await new PostgreSqlContainer(image)
     .withPullPolicy(PullPolicy.neverPull())
-    .withLabels({ [TEST_CONTAINER_LABEL]: 'postgres' })
+    .withLabels({ [TEST_CONTAINER_LABEL]: TEST_RUN })
     .withStartupTimeout(CONTAINER_STARTUP_TIMEOUT_MS)
     .start();
   return {
