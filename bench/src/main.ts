@@ -1,12 +1,13 @@
 // `pnpm bench`: the service against its baselines on the same stack, measured in one run on one
-// machine in interleaved rounds; prints the figures and the verdicts, writes bench/results/latest.json
-// and BENCHMARKS.md. See bench/README.md.
+// machine in interleaved rounds; prints the figures and the verdicts, writes bench/results/latest.json,
+// BENCHMARKS.md and its picture. See bench/README.md.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { renderChart } from './chart.ts';
 import { openBenchDatabase } from './database.ts';
 import { type Context, cleanUp, machineCpu, type Options, type Part } from './harness.ts';
 import { embeddedPart } from './parts/embedded.ts';
@@ -17,7 +18,7 @@ import { memoryPart } from './parts/memory.ts';
 import { pgbenchVersion, postgresPart } from './parts/postgres.ts';
 import { tracingPart } from './parts/tracing.ts';
 import { webhookPart } from './parts/webhook.ts';
-import { type Report, renderMarkdown, renderText, type TargetRun } from './report.ts';
+import { CHART_PATH, type Report, renderMarkdown, renderText, type TargetRun } from './report.ts';
 
 const PARTS: readonly Part[] = [
   memoryPart,
@@ -37,7 +38,7 @@ const USAGE = `Usage: pnpm bench [options]
   --only <list>         parts or sides of them; figures to bench/results/partial.json, BENCHMARKS.md left alone:
 ${PARTS.map((part) => `                          ${part.name}${part.keys.length > 0 ? `: ${part.keys.join(', ')}` : ''}`).join('\n')}
   --no-write            print only
-  --render              measure nothing: write BENCHMARKS.md again from bench/results/latest.json
+  --render              measure nothing: write BENCHMARKS.md and its picture again from bench/results/latest.json
 
 Environment: BENCH_DATABASE_URL, a PostgreSQL server on this machine (default
 postgres://postgres@127.0.0.1:5432/postgres); the bench uses its own database plant_store_bench there.`;
@@ -45,6 +46,12 @@ postgres://postgres@127.0.0.1:5432/postgres); the bench uses its own database pl
 const root = join(import.meta.dirname, '..', '..');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const latestPath = join(root, 'bench', 'results', 'latest.json');
+
+/** BENCHMARKS.md and the picture it shows, always together, so that neither shows another run's figures. */
+function writeBenchmarks(report: Report) {
+  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report));
+  writeFileSync(join(root, CHART_PATH), renderChart(report));
+}
 
 function parseOptions(): Options & { write: boolean; render: boolean } {
   const { values } = parseArgs({
@@ -98,8 +105,8 @@ if (options.render) {
     );
     process.exit(2);
   }
-  writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(latest));
-  log('wrote BENCHMARKS.md from bench/results/latest.json');
+  writeBenchmarks(latest);
+  log(`wrote BENCHMARKS.md and ${CHART_PATH} from bench/results/latest.json`);
   process.exit(0);
 }
 
@@ -220,8 +227,10 @@ if (options.write) {
     options.only ? join(root, 'bench', 'results', 'partial.json') : latestPath,
     `${JSON.stringify(report, null, 2)}\n`,
   );
-  if (!options.only) writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(report));
-  log(`wrote ${options.only ? 'bench/results/partial.json' : 'bench/results/latest.json and BENCHMARKS.md'}`);
+  if (!options.only) writeBenchmarks(report);
+  log(
+    `wrote ${options.only ? 'bench/results/partial.json' : `bench/results/latest.json, ${CHART_PATH} and BENCHMARKS.md`}`,
+  );
 }
 log(`done in ${Math.round(report.wallSeconds)} s`);
 process.exit(0);

@@ -2,6 +2,7 @@
 // segments bracket a round, and when a target is PASS, FAIL, UNDECIDED or NOT MEASURED.
 import { describe, expect, it } from 'vitest';
 import {
+  CHART_PATH,
   evaluateGoals,
   type Figures,
   judge,
@@ -403,6 +404,13 @@ describe('the report', () => {
       .find((block) => block.startsWith('|'))
       ?.split('\n')
       .slice(2);
+
+  it('BENCHMARKS.md shows the picture of the targets first, before the machine and the tables', () => {
+    const image = `![Each target's rounds against its target line, coloured by its verdict](${CHART_PATH})`;
+    expect(CHART_PATH).toBe('bench/results/latest.svg');
+    expect(markdown.indexOf(`## At a glance\n\n${image}\n`)).toBeGreaterThan(0);
+    expect(markdown.indexOf(image)).toBeLessThan(markdown.indexOf('## Machine'));
+  });
 
   it('BENCHMARKS.md holds the machine, and the targets with their verdicts counted', () => {
     expect(markdown).toContain('| Node | v24.21.0 |');

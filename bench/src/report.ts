@@ -225,6 +225,9 @@ export interface Goal {
   readonly text: string;
   readonly basis: string;
   readonly measured: string;
+  /** A judged figure's target and its rounds (ratios, or MB for peak RSS); absent for counts. */
+  readonly target?: Target;
+  readonly rounds?: readonly number[];
 }
 
 const MB = 1024 * 1024;
@@ -266,6 +269,8 @@ function judgeTarget(runs: readonly TargetRun[], target: Target, text = targetTe
       text,
       basis: 'peak RSS',
       measured: peaks.length === 0 ? why : spread(peaks, show),
+      target,
+      rounds: peaks,
     };
   }
   const baseline = find(target.baseline)?.segments ?? [];
@@ -287,6 +292,8 @@ function judgeTarget(runs: readonly TargetRun[], target: Target, text = targetTe
     basis: target.basis,
     measured:
       values.length === 0 ? why : [spread(values), others.join(', '), cost].filter(Boolean).join('; '),
+    target,
+    rounds: values,
   };
 }
 
@@ -434,7 +441,7 @@ function ratiosTable(runs: readonly TargetRun[]): Table {
 }
 
 /** A partial run (--only) leaves out the targets of sides it did not start. */
-function shownGoals(report: Report): Goal[] {
+export function shownGoals(report: Report): Goal[] {
   const { runs } = report;
   return evaluateGoals(runs).filter(
     (goal) =>
@@ -510,8 +517,11 @@ function notesOf(runs: readonly TargetRun[]): string[] {
   return [...failures(runs), ...[...sides].map(([note, labels]) => `${labels.join('; ')}: ${note}`)];
 }
 
+/** The picture of a run's targets (chart.ts), beside latest.json, from the repository's root. */
+export const CHART_PATH = 'bench/results/latest.svg';
+
 /**
- * BENCHMARKS.md: the machine, the targets and their verdicts, one row of figures per side and level,
+ * BENCHMARKS.md: the picture of the targets, the targets and their verdicts, one row of figures per side and level,
  * the notes. What the profiles showed is bench/PROFILE.md's, linked, never copied in. Each section is
  * one entry of the list, so that another finds its place between them.
  */
@@ -526,6 +536,13 @@ export function renderMarkdown(report: Report): string {
 The figures of the last full \`pnpm bench\` run, written by it: do not edit by hand. How the bench
 works, what each target is and why it is judged on its figure: [bench/README.md](bench/README.md). What
 the profiles showed and what was decided from them: [bench/PROFILE.md](bench/PROFILE.md).`,
+    `## At a glance
+
+![Each target's rounds against its target line, coloured by its verdict](${CHART_PATH})
+
+A row per target judged on its rounds, drawn from the same figures as the tables below (the counts of
+deliveries and exports are in the table alone): a dot per round, a tick at their median, the dashed
+target line and, shaded, the side of it where the target is met.`,
     `## Machine
 
 | | |
