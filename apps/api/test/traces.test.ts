@@ -397,7 +397,7 @@ describe('a collector that answers 200 and then a byte at a time', TIMEOUT, () =
     const collector = await startOtlpReceiver({ host: '127.0.0.2' });
     collector.behaviour = 'dribble';
     const timeoutMs = 1000;
-    // One span an export, one export at a time: the processor waits for each longer than it may take.
+    // One span an export; the processor waits for each longer than it may take.
     const service = await startTraced(
       {
         DATABASE_URL: 'memory:',
@@ -409,19 +409,28 @@ describe('a collector that answers 200 and then a byte at a time', TIMEOUT, () =
       collector,
     );
     try {
-      for (let i = 0; i < 4; i += 1) {
-        const created = await service.request('/plants', {
-          method: 'POST',
-          body: createBody(randomPlantId()),
-        });
-        expect(created.status).toBe(200);
-      }
+      // Creates go on while exports are held: a failed export must not let the next begin beside another.
+      let creating = true;
+      const creates = (async () => {
+        let made = 0;
+        while (creating) {
+          const created = await service.request('/plants', {
+            method: 'POST',
+            body: createBody(randomPlantId()),
+          });
+          expect(created.status).toBe(200);
+          made += 1;
+        }
+        return made;
+      })();
       const givenUp = (exports: ReceivedExport[]) =>
         exports.flatMap((one) => (one.givenUpAfterMs === undefined ? [] : [one.givenUpAfterMs]));
       // Promised: an export ends by the timeout. Generous for a busy machine, and far below "never".
       const held = givenUp(
         await collector.waitForExports((exports) => givenUp(exports).length >= 3, 3 * (timeoutMs + 5_000)),
       );
+      creating = false;
+      const made = await creates;
       for (const ms of held) {
         // The collector sees an export begin a little after the exporter does: what it measures is short of the whole.
         expect(ms).toBeGreaterThan(timeoutMs / 2);
@@ -432,6 +441,7 @@ describe('a collector that answers 200 and then a byte at a time', TIMEOUT, () =
       service.run.child.kill('SIGTERM');
       expect(await service.run.exited).toBe(0);
       reportDrill('traces-collector-dribbling', {
+        creates: made,
         exportTimeoutMs: timeoutMs,
         exportsGivenUpAfterMs: held,
         mostConnectionsAtOnce: collector.connections().most,
