@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -13,6 +15,24 @@ afterAll(async () => {
 async function tokensFile(text: string): Promise<string> {
   const path = join(folder, `tokens-${Math.random().toString(36).slice(2)}`);
   await writeFile(path, text);
+  return path;
+}
+
+// A certificate of no use but to be read (openssl req -x509); a private key is made for each test.
+const CERTIFICATE_FILE = join(
+  import.meta.dirname,
+  '..',
+  'test',
+  'support',
+  'fixtures',
+  'otlp-test-certificate.pem',
+);
+const CERTIFICATE = readFileSync(CERTIFICATE_FILE);
+
+async function privateKeyFile(): Promise<string> {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const path = join(folder, `key-${Math.random().toString(36).slice(2)}.pem`);
+  await writeFile(path, privateKey.export({ type: 'pkcs8', format: 'pem' }));
   return path;
 }
 
@@ -65,14 +85,42 @@ describe('loadConfig', () => {
       otlpTracesEndpoint: undefined,
       otlpProtocol: 'http/protobuf',
       otlpTracesProtocol: undefined,
-      otelServiceName: 'plant-store',
+      otlpHeaders: undefined,
+      otlpTracesHeaders: undefined,
+      otlpTimeoutMs: 10_000,
+      otlpTracesTimeoutMs: undefined,
+      otlpCompression: 'none',
+      otlpTracesCompression: undefined,
+      otlpCertificate: undefined,
+      otlpTracesCertificate: undefined,
+      otlpClientCertificate: undefined,
+      otlpTracesClientCertificate: undefined,
+      otlpClientKey: undefined,
+      otlpTracesClientKey: undefined,
+      otelServiceName: undefined,
+      otelResourceAttributes: undefined,
       tracesSampler: 'parentbased_always_on',
       tracesSamplerArg: 1,
+      otelPropagators: 'tracecontext',
+      bspMaxQueueSize: 2048,
+      bspMaxExportBatchSize: undefined,
+      bspScheduleDelayMs: 5000,
+      bspExportTimeoutMs: 30_000,
+      attributeValueLengthLimit: undefined,
+      attributeCountLimit: 128,
+      spanAttributeValueLengthLimit: undefined,
+      spanAttributeCountLimit: undefined,
+      spanEventCountLimit: 128,
+      spanLinkCountLimit: 128,
+      eventAttributeCountLimit: 128,
+      linkAttributeCountLimit: 128,
+      otelLogLevel: 'warn',
       otelSdkDisabled: false,
     });
   });
 
-  it('when every setting is given, then each is read', () => {
+  it('when every setting is given, then each is read', async () => {
+    const keyFile = await privateKeyFile();
     const config = loadConfig({
       PORT: '8080',
       HOST: '0.0.0.0',
@@ -107,9 +155,36 @@ describe('loadConfig', () => {
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/v1/traces',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'HTTP/Protobuf',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%2C1, x-team=plants',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=def',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+      OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '3000',
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'GZIP',
+      OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'none',
+      OTEL_EXPORTER_OTLP_CERTIFICATE: CERTIFICATE_FILE,
+      OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: CERTIFICATE_FILE,
+      OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: CERTIFICATE_FILE,
+      OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE: CERTIFICATE_FILE,
+      OTEL_EXPORTER_OTLP_CLIENT_KEY: keyFile,
+      OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY: keyFile,
       OTEL_SERVICE_NAME: 'plants-eu',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=prod,team=green%20house',
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_PROPAGATORS: 'TraceContext',
+      OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1024',
+      OTEL_BSP_SCHEDULE_DELAY: '1000',
+      OTEL_BSP_EXPORT_TIMEOUT: '3000',
+      OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096',
+      OTEL_ATTRIBUTE_COUNT_LIMIT: '64',
+      OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '2048',
+      OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '32',
+      OTEL_SPAN_EVENT_COUNT_LIMIT: '16',
+      OTEL_SPAN_LINK_COUNT_LIMIT: '0',
+      OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT: '8',
+      OTEL_LINK_ATTRIBUTE_COUNT_LIMIT: '4',
+      OTEL_LOG_LEVEL: 'ERROR',
       OTEL_SDK_DISABLED: 'TRUE',
     });
     expect(config).toEqual({
@@ -148,9 +223,36 @@ describe('loadConfig', () => {
       otlpTracesEndpoint: 'https://traces.example.com/v1/traces',
       otlpProtocol: 'http/json',
       otlpTracesProtocol: 'http/protobuf',
+      otlpHeaders: { 'x-api-key': 'abc,1', 'x-team': 'plants' },
+      otlpTracesHeaders: { 'x-api-key': 'def' },
+      otlpTimeoutMs: 2000,
+      otlpTracesTimeoutMs: 3000,
+      otlpCompression: 'gzip',
+      otlpTracesCompression: 'none',
+      otlpCertificate: CERTIFICATE,
+      otlpTracesCertificate: CERTIFICATE,
+      otlpClientCertificate: CERTIFICATE,
+      otlpTracesClientCertificate: CERTIFICATE,
+      otlpClientKey: readFileSync(keyFile),
+      otlpTracesClientKey: readFileSync(keyFile),
       otelServiceName: 'plants-eu',
+      otelResourceAttributes: { 'deployment.environment.name': 'prod', team: 'green house' },
       tracesSampler: 'parentbased_traceidratio',
       tracesSamplerArg: 0.25,
+      otelPropagators: 'tracecontext',
+      bspMaxQueueSize: 4096,
+      bspMaxExportBatchSize: 1024,
+      bspScheduleDelayMs: 1000,
+      bspExportTimeoutMs: 3000,
+      attributeValueLengthLimit: 4096,
+      attributeCountLimit: 64,
+      spanAttributeValueLengthLimit: 2048,
+      spanAttributeCountLimit: 32,
+      spanEventCountLimit: 16,
+      spanLinkCountLimit: 0,
+      eventAttributeCountLimit: 8,
+      linkAttributeCountLimit: 4,
+      otelLogLevel: 'error',
       otelSdkDisabled: true,
     });
   });
@@ -591,8 +693,117 @@ describe('loadConfig', () => {
       ['OTEL_TRACES_SAMPLER_ARG', '-0.1', 'must be a number from 0 to 1, not "-0.1"'],
       ['OTEL_TRACES_SAMPLER_ARG', '10%', 'must be a number from 0 to 1, not "10%"'],
       ['OTEL_SDK_DISABLED', 'yes', 'must be true or false, not "yes"'],
+      // A batch of 0 spans is exported for ever (the flush at the stop never ends); a queue of 0 drops all.
+      ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', '0', 'must be a whole number from 1 to 1000000, not "0"'],
+      ['OTEL_BSP_MAX_QUEUE_SIZE', '0', 'must be a whole number from 1 to 1000000, not "0"'],
+      ['OTEL_BSP_MAX_QUEUE_SIZE', '1e3', 'must be a whole number from 1 to 1000000, not "1e3"'],
+      ['OTEL_BSP_SCHEDULE_DELAY', '0', 'must be a whole number from 1 to 600000, not "0"'],
+      ['OTEL_BSP_SCHEDULE_DELAY', '-5', 'must be a whole number from 1 to 600000, not "-5"'],
+      // Past Node's timer bound a delay would be 1 ms.
+      ['OTEL_BSP_SCHEDULE_DELAY', '3000000000', 'must be a whole number from 1 to 600000, not "3000000000"'],
+      ['OTEL_EXPORTER_OTLP_TIMEOUT', '0', 'must be a whole number from 1 to 600000, not "0"'],
+      [
+        'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT',
+        'Infinity',
+        'must be a whole number from 1 to 600000, not "Infinity"',
+      ],
+      ['OTEL_EXPORTER_OTLP_COMPRESSION', 'zstd', 'must be one of none, gzip, not "zstd"'],
+      ['OTEL_SPAN_LINK_COUNT_LIMIT', '-1', 'must be a whole number from 0 to 1000000, not "-1"'],
+      ['OTEL_LOG_LEVEL', 'loud', 'must be one of none, error, warn, info, debug, verbose, all, not "loud"'],
+      [
+        'OTEL_PROPAGATORS',
+        'tracecontext,baggage',
+        `must be tracecontext or none: a caller's baggage is never passed on (docs/observability.md), not "tracecontext,baggage"`,
+      ],
+      [
+        'OTEL_RESOURCE_ATTRIBUTES',
+        'team=a=b',
+        'must be key=value pairs, percent-encoded (a "," or "=" in a key or value as %2C, %3D), not "team=a=b"',
+      ],
+      ['OTEL_EXPORTER_OTLP_CERTIFICATE', '/dev/zero', '/dev/zero is not a regular file'],
+      [
+        'OTEL_EXPORTER_OTLP_CERTIFICATE',
+        '/nonexistent/ca.pem',
+        '/nonexistent/ca.pem could not be read (ENOENT)',
+      ],
     ])('when %s is %s, then it is refused', (variable, value, message) => {
       expect(problemsOf({ [variable]: value })).toEqual([`${variable} ${message}`]);
+    });
+
+    it('when the sampler, protocol, compression or propagator is written in capitals, then it is read as the SDK names it', () => {
+      expect(
+        loadConfig({
+          OTEL_TRACES_SAMPLER: 'ALWAYS_OFF',
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON',
+          OTEL_EXPORTER_OTLP_COMPRESSION: 'Gzip',
+          OTEL_PROPAGATORS: 'NONE',
+        }),
+      ).toMatchObject({
+        tracesSampler: 'always_off',
+        otlpProtocol: 'http/json',
+        otlpCompression: 'gzip',
+        otelPropagators: 'none',
+      });
+    });
+
+    it('when the export batch is larger than the queue, then it is refused', () => {
+      expect(problemsOf({ OTEL_BSP_MAX_QUEUE_SIZE: '8', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '16' })).toEqual([
+        'OTEL_BSP_MAX_EXPORT_BATCH_SIZE must not be larger than OTEL_BSP_MAX_QUEUE_SIZE (8), the queue a batch is taken from',
+      ]);
+    });
+
+    it('when the span processor would stop waiting before an export may end, then it is refused', () => {
+      expect(problemsOf({ OTEL_EXPORTER_OTLP_TIMEOUT: '60000' })).toEqual([
+        'OTEL_BSP_EXPORT_TIMEOUT (30000 ms) must not be shorter than an export may take (OTEL_EXPORTER_OTLP_TIMEOUT, 60000 ms): the next export would start beside one still under way',
+      ]);
+      expect(
+        problemsOf({ OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '5000', OTEL_BSP_EXPORT_TIMEOUT: '4000' }),
+      ).toEqual([
+        'OTEL_BSP_EXPORT_TIMEOUT (4000 ms) must not be shorter than an export may take (OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, 5000 ms): the next export would start beside one still under way',
+      ]);
+    });
+
+    it('when a client key is given without a client certificate, then it is refused', async () => {
+      expect(problemsOf({ OTEL_EXPORTER_OTLP_CLIENT_KEY: await privateKeyFile() })).toEqual([
+        'OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY go together (or their _TRACES_ forms): a client certificate is presented with its key',
+      ]);
+    });
+
+    it('when a certificate or key file holds something else, then it is refused', async () => {
+      const notPem = await tokensFile('not a certificate');
+      expect(
+        problemsOf({
+          OTEL_EXPORTER_OTLP_CERTIFICATE: notPem,
+          OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE: CERTIFICATE_FILE,
+          OTEL_EXPORTER_OTLP_CLIENT_KEY: CERTIFICATE_FILE,
+        }),
+      ).toEqual([
+        `OTEL_EXPORTER_OTLP_CERTIFICATE ${notPem} holds no PEM certificate`,
+        `OTEL_EXPORTER_OTLP_CLIENT_KEY ${CERTIFICATE_FILE} holds no unencrypted PEM private key`,
+      ]);
+    });
+
+    it('when an endpoint holding a user, a password and a query is refused, then the message shows none of them', () => {
+      expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://apikey:S3cr3t@host/otlp?token=Q' })).toEqual([
+        'OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL, not "ftp://REDACTED:REDACTED@host/otlp?token=REDACTED"',
+      ]);
+      expect(problemsOf({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'apikey:S3cr3t@host' })).toEqual([
+        'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an http or https URL, not (not shown: it may hold a secret)',
+      ]);
+    });
+
+    it('when headers are malformed, then each problem is named by the header, never with its value', () => {
+      const problems = problemsOf({
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-key=s3cret;v1,x-empty=,Bearer s3cret,x-bad=%zz,x-key=two,x-nl=a%0Ab',
+      });
+      expect(problems).toEqual([
+        'OTEL_EXPORTER_OTLP_HEADERS gives x-key a value with ";", which is read as metadata: write it %3B',
+        'OTEL_EXPORTER_OTLP_HEADERS gives x-empty no value',
+        'OTEL_EXPORTER_OTLP_HEADERS must be name=value pairs with a header name in each: pair 3 is not (not shown)',
+        'OTEL_EXPORTER_OTLP_HEADERS gives x-bad a value that is not valid percent-encoding',
+        'OTEL_EXPORTER_OTLP_HEADERS gives x-nl a value with a character a header cannot carry',
+      ]);
+      expect(problems.join('\n')).not.toContain('s3cret');
     });
 
     it.each([

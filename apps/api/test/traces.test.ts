@@ -12,12 +12,15 @@ import {
   type OtlpReceiver,
   provideTestPostgres,
   type Received,
+  type ReceivedExport,
   type ReceivedSpan,
   randomPlantId,
   startOtlpReceiver,
   startTestReceiver,
   type TestReceiver,
 } from '@plant-store/test-support';
+import { jobQueueSchema } from '@plant-store/webhooks/pg-boss';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportDrill } from './support/drill-report.ts';
 import { killLeftoverRuns, listeningUrl, type Run, runMain } from './support/run-main.ts';
@@ -90,6 +93,9 @@ async function startTraced(env: NodeJS.ProcessEnv, collector: OtlpReceiver | str
     },
   };
 }
+
+// A caller's W3C baggage, which must go no further than the service.
+const BAGGAGE = 'session=SECRET123,user.id=4242';
 
 const createBody = (id: bigint, name = 'Monstera') => `{"id":${id},"name":"${name}","tag":"aroid"}`;
 
@@ -271,10 +277,48 @@ describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, pr
     expect(delivered.traceparent?.split('-')[2]).toBe(attempt.spanId);
     expect(attempt.attributes['http.response.status_code']).toBe(204n);
   });
+
+  it("a caller's baggage on a create reaches neither its webhook delivery nor the trace context kept with its event", async (context) => {
+    if (storage === undefined) return context.skip();
+    const id = randomPlantId();
+    const created = await service.request('/plants', {
+      method: 'POST',
+      body: createBody(id),
+      headers: { baggage: BAGGAGE },
+    });
+    expect(created.status).toBe(200);
+    const deliveryOf = () => webhooks.received.find((received) => received.body.includes(`"id":${id}`));
+    await eventually(() => deliveryOf() !== undefined, 'the delivery of the plant');
+    const delivered = deliveryOf() as Received;
+    expect(delivered.traceparent).toMatch(new RegExp(`^00-${created.traceId}-[0-9a-f]{16}-01$`));
+    expect(delivered.baggage).toBeUndefined();
+    if (storageName === 'PostgreSQL' && postgres !== undefined) {
+      // The delivery job as the queue keeps it, with the trace context the create recorded.
+      const kept = await keptTraceContexts(postgres.connectionString, id);
+      expect(kept).toEqual([{ traceparent: expect.stringMatching(`^00-${created.traceId}-`) }]);
+    }
+  });
 });
 
+/** The trace contexts of the delivery jobs of plant `id`, as the PostgreSQL queue keeps them. */
+async function keptTraceContexts(connectionString: string, id: bigint): Promise<unknown[]> {
+  const options = new URL(connectionString).searchParams.get('options') ?? '';
+  const schema = /search_path=([^\s]+)/.exec(options)?.[1] ?? 'public';
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ trace_context: unknown }>(
+      `select data->'traceContext' as trace_context from "${jobQueueSchema(schema)}".job where data->>'body' like $1`,
+      [`%"id":${id},%`],
+    );
+    return rows.map((row) => row.trace_context);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('a collector that is down or slow', TIMEOUT, () => {
-  it('when it refuses connections, then requests are served, the spans are counted as dropped, and SIGTERM still exits 0', async () => {
+  it("when it refuses connections, then requests are served, the spans are counted as dropped, the SDK's complaint is one line with its message alone, and SIGTERM still exits 0", async () => {
     const nobody = `http://127.0.0.2:${await freePort()}`;
     // The exporter retries a refused export until its timeout (10 s by default): 1 s, so the count comes soon.
     const service = await startTraced(
@@ -289,6 +333,12 @@ describe('a collector that is down or slow', TIMEOUT, () => {
       async () => (await droppedSpans(service, 'export_failed')) >= 5,
       'the refused spans counted',
     );
+    // The SDK's complaint: its message alone, without the stack or the error's other fields.
+    const complaints = logLines(service.run).filter((line) => line.msg.startsWith('traces: '));
+    expect(complaints).toContainEqual(
+      expect.objectContaining({ level: 40, msg: `traces: connect ECONNREFUSED ${new URL(nobody).host}` }),
+    );
+    for (const line of complaints) expect(JSON.stringify(line)).not.toMatch(/stack|\\n|node:net/);
     const stoppedAt = performance.now();
     service.run.child.kill('SIGTERM');
     expect(await service.run.exited).toBe(0);
@@ -334,6 +384,67 @@ describe('a collector that is down or slow', TIMEOUT, () => {
         allAnswered200: true,
         droppedQueueFull: queueFull,
         shutdownTimeoutMs: 1000,
+        sigtermToExitMs: Math.round(performance.now() - stoppedAt),
+      });
+    } finally {
+      await collector.close();
+    }
+  });
+});
+
+describe('a collector that answers 200 and then a byte at a time', TIMEOUT, () => {
+  it('when it dribbles every answer, then each export is given up at OTEL_EXPORTER_OTLP_TIMEOUT, and connections to it do not pile up', async () => {
+    const collector = await startOtlpReceiver({ host: '127.0.0.2' });
+    collector.behaviour = 'dribble';
+    const timeoutMs = 1000;
+    // One span an export; the processor waits for each longer than it may take.
+    const service = await startTraced(
+      {
+        DATABASE_URL: 'memory:',
+        SHUTDOWN_TIMEOUT_MS: '1000',
+        OTEL_EXPORTER_OTLP_TIMEOUT: String(timeoutMs),
+        OTEL_BSP_EXPORT_TIMEOUT: '30000',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1',
+      },
+      collector,
+    );
+    try {
+      // Creates go on while exports are held: a failed export must not let the next begin beside another.
+      let creating = true;
+      const creates = (async () => {
+        let made = 0;
+        while (creating) {
+          const created = await service.request('/plants', {
+            method: 'POST',
+            body: createBody(randomPlantId()),
+          });
+          expect(created.status).toBe(200);
+          made += 1;
+        }
+        return made;
+      })();
+      const givenUp = (exports: ReceivedExport[]) =>
+        exports.flatMap((one) => (one.givenUpAfterMs === undefined ? [] : [one.givenUpAfterMs]));
+      // Promised: an export ends by the timeout. Generous for a busy machine, and far below "never".
+      const held = givenUp(
+        await collector.waitForExports((exports) => givenUp(exports).length >= 3, 3 * (timeoutMs + 5_000)),
+      );
+      creating = false;
+      const made = await creates;
+      for (const ms of held) {
+        // The collector sees an export begin a little after the exporter does: what it measures is short of the whole.
+        expect(ms).toBeGreaterThan(timeoutMs / 2);
+        expect(ms).toBeLessThan(timeoutMs + 5_000);
+      }
+      expect(collector.connections().most).toBeLessThanOrEqual(2);
+      const stoppedAt = performance.now();
+      service.run.child.kill('SIGTERM');
+      expect(await service.run.exited).toBe(0);
+      reportDrill('traces-collector-dribbling', {
+        creates: made,
+        exportTimeoutMs: timeoutMs,
+        exportsGivenUpAfterMs: held,
+        mostConnectionsAtOnce: collector.connections().most,
         sigtermToExitMs: Math.round(performance.now() - stoppedAt),
       });
     } finally {
@@ -392,6 +503,71 @@ describe('SIGTERM and the standard variables', TIMEOUT, () => {
     expect(await service.run.exited).toBe(0);
   });
 
+  it('when the variables are written in capitals (ALWAYS_OFF), then the SDK does what the start line says: no span of a sampled caller is exported', async () => {
+    const service = await startTraced(
+      {
+        DATABASE_URL: 'memory:',
+        OTEL_TRACES_SAMPLER: 'ALWAYS_OFF',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON',
+      },
+      collector,
+    );
+    expect(startLine(service.run)).toMatchObject({ sampler: 'always_off', protocol: 'http/json' });
+    const read = await service.request('/plants/4');
+    expect(read.status).toBe(404);
+    // The stop exports whatever is queued: after it, anything sampled would have arrived.
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+    expect(collector.spans().filter((span) => span.traceId === read.traceId)).toEqual([]);
+  });
+
+  it('when the endpoint holds a user, a password and a query, and headers are set, then exports use them, and the log shows none of them: only the header names', async () => {
+    const secretEndpoint = new URL(`${collector.url}/v1/traces?token=Q7query`);
+    secretEndpoint.username = 'apikey';
+    secretEndpoint.password = 'S3cr3tPass';
+    const service = await startTraced(
+      {
+        DATABASE_URL: 'memory:',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: secretEndpoint.href,
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=h3aderS3cret',
+        OTEL_EXPORTER_OTLP_COMPRESSION: 'GZIP',
+      },
+      collector,
+    );
+    const read = await service.request('/plants/5');
+    expect(serverSpanOf(await service.trace(read.traceId)).name).toBe('GET /plants/{id}');
+    const exported = collector.exports.find((one) => one.spans.some((span) => span.traceId === read.traceId));
+    expect(exported?.headers).toMatchObject({
+      authorization: `Basic ${Buffer.from('apikey:S3cr3tPass').toString('base64')}`,
+      'x-collector-key': 'h3aderS3cret',
+      'content-encoding': 'gzip',
+    });
+    expect(startLine(service.run)).toMatchObject({
+      endpoint: `http://REDACTED:REDACTED@${secretEndpoint.host}/v1/traces?token=REDACTED`,
+      headers: ['x-collector-key'],
+      compression: 'gzip',
+    });
+    service.run.child.kill('SIGTERM');
+    expect(await service.run.exited).toBe(0);
+    for (const secret of ['S3cr3tPass', 'Q7query', 'h3aderS3cret']) {
+      expect(service.run.stdout()).not.toContain(secret);
+      expect(service.run.stderr()).not.toContain(secret);
+    }
+  });
+
+  it('when OTEL_BSP_MAX_EXPORT_BATCH_SIZE is 0, then the service refuses to start, naming it', async () => {
+    const run = runMain({
+      PORT: '0',
+      API_TOKENS: TOKEN,
+      DATABASE_URL: 'memory:',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '0',
+    });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toMatch(/^plant-store cannot start: /);
+    expect(run.stderr()).toContain('OTEL_BSP_MAX_EXPORT_BATCH_SIZE must be a whole number from 1 to ');
+  });
+
   it("when sampling at ratio 0 with a parent-based sampler, then a caller's sampled traceparent is still followed, and a request without one is not traced", async () => {
     const service = await startTraced(
       {
@@ -420,6 +596,20 @@ describe('SIGTERM and the standard variables', TIMEOUT, () => {
     expect(await service.run.exited).toBe(0);
   });
 });
+
+/** The run's log lines so far, parsed. */
+function logLines(run: Run): { level: number; msg: string; [field: string]: unknown }[] {
+  return run
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
+}
+
+/** The line saying where traces go. */
+function startLine(run: Run): Record<string, unknown> | undefined {
+  return logLines(run).find((line) => line.msg === 'traces: exporting over OTLP/HTTP');
+}
 
 /** plant_store_trace_spans_dropped_total{reason} from /metrics. */
 async function droppedSpans(service: Traced, reason: 'queue_full' | 'export_failed'): Promise<number> {

@@ -8,13 +8,18 @@ import { decodeJsonRequest, decodeProtobufRequest, type ReceivedSpan } from './o
 import { spanTree } from './span-tree.ts';
 
 /**
- * How the receiver answers an export: 200, never (the request is read, the socket held), or a status,
- * with a Retry-After header when `retryAfterSeconds` is given (a collector shedding load sends one).
+ * How the receiver answers an export: 200, never (the request is read, the socket held), 200 with a
+ * body that never ends (a byte every DRIBBLE_EVERY_MS: slow, yet never idle long enough for a socket
+ * timeout), or a status, with a Retry-After header when `retryAfterSeconds` is given (a collector
+ * shedding load sends one).
  */
 export type OtlpBehaviour =
   | 'accept'
   | 'hang'
+  | 'dribble'
   | { readonly status: number; readonly retryAfterSeconds?: number };
+
+const DRIBBLE_EVERY_MS = 100;
 
 /** One POST /v1/traces that decoded, whatever it was answered. */
 export interface ReceivedExport {
@@ -23,6 +28,11 @@ export interface ReceivedExport {
   readonly spans: ReceivedSpan[];
   /** The status it was answered with (200 when accepted); undefined when it was held unanswered. */
   readonly status: number | undefined;
+  /**
+   * Held open ('hang', 'dribble'): ms from its arrival until the exporter closed the connection;
+   * undefined while it is open, and for an export answered in full.
+   */
+  readonly givenUpAfterMs: number | undefined;
 }
 
 export interface OtlpReceiver {
@@ -36,6 +46,13 @@ export interface OtlpReceiver {
    * showing the spans received so far, after `timeoutMs` or when the receiver closes.
    */
   waitForSpans(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  /** The same over every export received, whatever it was answered; checked whenever one arrives or is given up. */
+  waitForExports(
+    predicate: (exports: ReceivedExport[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<ReceivedExport[]>;
+  /** Connections from exporters open now, and the most that were ever open at once. */
+  connections(): { readonly open: number; readonly most: number };
   /** How the next exports are answered; 'accept' to begin with. */
   behaviour: OtlpBehaviour;
   /** Stops listening and destroys every connection, held ones too. */
@@ -67,7 +84,16 @@ export async function startOtlpReceiver(options: { host?: string } = {}): Promis
   const exports: ReceivedExport[] = [];
   const refusals: string[] = [];
   const waiters = new Set<{ check: () => void; fail: (reason: string) => void }>();
-  const accepted = () => exports.flatMap((entry) => (entry.status === 200 ? entry.spans : []));
+  const checkWaiters = () => {
+    for (const waiter of waiters) waiter.check();
+  };
+  // A dribbled export is answered 200 but never to its end: its spans were not taken.
+  const dribbled = new WeakSet<ReceivedExport>();
+  const accepted = () =>
+    exports.flatMap((entry) => (entry.status === 200 && !dribbled.has(entry) ? entry.spans : []));
+  const connections = { open: 0, most: 0 };
+  // Connections the receiver drops as it closes were not given up by the exporter.
+  let closing = false;
 
   const refuse = (
     response: ServerResponse,
@@ -104,15 +130,40 @@ export async function startOtlpReceiver(options: { host?: string } = {}): Promis
       return refuse(response, 400, `undecodable ${format.encoding} body: ${(error as Error).message}`);
     }
     const { behaviour } = receiver;
-    const status = behaviour === 'accept' ? 200 : behaviour === 'hang' ? undefined : behaviour.status;
-    exports.push({ encoding: format.encoding, headers: request.headers, spans, status });
-    if (status === 200) {
+    const arrived = performance.now();
+    const status =
+      behaviour === 'accept' || behaviour === 'dribble'
+        ? 200
+        : behaviour === 'hang'
+          ? undefined
+          : behaviour.status;
+    const entry: { -readonly [Key in keyof ReceivedExport]: ReceivedExport[Key] } = {
+      encoding: format.encoding,
+      headers: request.headers,
+      spans,
+      status,
+      givenUpAfterMs: undefined,
+    };
+    exports.push(entry);
+    if (behaviour === 'hang' || behaviour === 'dribble') {
+      response.on('close', () => {
+        if (closing) return;
+        entry.givenUpAfterMs = Math.round(performance.now() - arrived);
+        checkWaiters();
+      });
+    }
+    if (behaviour === 'dribble') {
+      dribbled.add(entry);
+      response.writeHead(200, { 'content-type': mediaType });
+      const dribbling = setInterval(() => response.write(Buffer.of(0)), DRIBBLE_EVERY_MS);
+      response.on('close', () => clearInterval(dribbling));
+    } else if (status === 200) {
       response.writeHead(200, { 'content-type': mediaType }).end(EMPTY_RESPONSE[format.encoding]);
-      for (const waiter of waiters) waiter.check();
     } else if (status !== undefined) {
       const retryAfter = typeof behaviour === 'object' ? behaviour.retryAfterSeconds : undefined;
       response.writeHead(status, retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }).end();
     }
+    checkWaiters();
   };
 
   const server = createServer((request, response) => {
@@ -122,57 +173,79 @@ export async function startOtlpReceiver(options: { host?: string } = {}): Promis
       refuse(response, 500, String(error));
     });
   });
+  server.on('connection', (socket) => {
+    connections.open += 1;
+    connections.most = Math.max(connections.most, connections.open);
+    socket.once('close', () => {
+      connections.open -= 1;
+    });
+  });
   server.listen(0, host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
+
+  /** Resolves with what `current` gives once `predicate` holds of it; rejects as waitForSpans says. */
+  function waitFor<Item>(
+    what: string,
+    current: () => Item[],
+    predicate: (items: Item[]) => boolean,
+    timeoutMs = DEFAULT_WAIT_MS,
+  ): Promise<Item[]> {
+    const { promise, resolve, reject } = Promise.withResolvers<Item[]>();
+    const done = () => {
+      clearTimeout(timer);
+      waiters.delete(waiter);
+    };
+    const waiter = {
+      check() {
+        try {
+          const items = current();
+          if (!predicate(items)) return;
+          done();
+          resolve(items);
+        } catch (error) {
+          done();
+          reject(error);
+        }
+      },
+      fail(reason: string) {
+        done();
+        const spans = accepted();
+        const others = exports
+          .filter((entry) => entry.status !== 200 || dribbled.has(entry))
+          .map((entry) =>
+            entry.givenUpAfterMs === undefined
+              ? (entry.status ?? 'held')
+              : `given up after ${entry.givenUpAfterMs} ms`,
+          );
+        reject(
+          new Error(
+            [
+              `the awaited ${what} did not arrive: ${reason}; ${spans.length} spans accepted:`,
+              spanTree(spans),
+              ...(others.length > 0 ? [`exports not accepted, answered: ${others.join(', ')}`] : []),
+              ...(refusals.length > 0 ? [`requests refused: ${refusals.join('; ')}`] : []),
+            ].join('\n'),
+          ),
+        );
+      },
+    };
+    const timer = setTimeout(() => waiter.fail(`not within ${timeoutMs} ms`), timeoutMs);
+    waiters.add(waiter);
+    waiter.check();
+    return promise;
+  }
 
   const receiver: OtlpReceiver = {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     exports,
     spans: accepted,
     behaviour: 'accept',
-    waitForSpans(predicate, timeoutMs = DEFAULT_WAIT_MS) {
-      const { promise, resolve, reject } = Promise.withResolvers<ReceivedSpan[]>();
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(waiter);
-      };
-      const waiter = {
-        check() {
-          try {
-            const spans = accepted();
-            if (!predicate(spans)) return;
-            done();
-            resolve(spans);
-          } catch (error) {
-            done();
-            reject(error);
-          }
-        },
-        fail(reason: string) {
-          done();
-          const spans = accepted();
-          const others = exports
-            .filter((entry) => entry.status !== 200)
-            .map((entry) => entry.status ?? 'held');
-          reject(
-            new Error(
-              [
-                `the awaited spans did not arrive: ${reason}; ${spans.length} spans accepted:`,
-                spanTree(spans),
-                ...(others.length > 0 ? [`exports not accepted, answered: ${others.join(', ')}`] : []),
-                ...(refusals.length > 0 ? [`requests refused: ${refusals.join('; ')}`] : []),
-              ].join('\n'),
-            ),
-          );
-        },
-      };
-      const timer = setTimeout(() => waiter.fail(`not within ${timeoutMs} ms`), timeoutMs);
-      waiters.add(waiter);
-      waiter.check();
-      return promise;
-    },
+    waitForSpans: (predicate, timeoutMs) => waitFor('spans', accepted, predicate, timeoutMs),
+    waitForExports: (predicate, timeoutMs) => waitFor('exports', () => [...exports], predicate, timeoutMs),
+    connections: () => ({ ...connections }),
     async close() {
+      closing = true;
       for (const waiter of waiters) waiter.fail('the receiver closed');
       if (!server.listening) return;
       const closed = once(server, 'close');

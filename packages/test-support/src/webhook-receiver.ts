@@ -11,6 +11,8 @@ export interface Received {
   readonly contentType: string | undefined;
   /** The W3C trace context the delivery carried, when tracing was on. */
   readonly traceparent: string | undefined;
+  /** The W3C baggage it carried, if any: a service never passes a caller's on. */
+  readonly baggage: string | undefined;
   /** The secrets (of those the receiver knows) that verified its signature. */
   readonly verifiedBy: readonly string[];
   readonly path: string;
@@ -91,6 +93,7 @@ export async function startTestReceiver(
       body,
       contentType: request.headers['content-type'],
       traceparent: request.headersDistinct.traceparent?.join(', '),
+      baggage: request.headersDistinct.baggage?.join(', '),
       verifiedBy,
       path: request.url ?? '',
     });

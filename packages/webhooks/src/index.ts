@@ -1,5 +1,7 @@
 // The durable dispatcher is '@plant-store/webhooks/pg-boss': imported only where a database is, it
 // keeps pg and pg-boss out of a memory run.
+
+export { redactedUrl } from './attempt-span.ts';
 export type {
   DeliveryJob,
   WebhookBacklog,

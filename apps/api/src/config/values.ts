@@ -1,6 +1,6 @@
 // How the text of a setting is read. Each message follows the variable's name, and echoes the
 // text it refuses, except where a setting may hold a secret (DATABASE_URL, WEBHOOK_SECRET).
-import { parseRetrySchedule, parseWebhookSecrets } from '@plant-store/webhooks';
+import { parseRetrySchedule, parseWebhookSecrets, redactedUrl } from '@plant-store/webhooks';
 import * as v from 'valibot';
 import { type DatabaseConfig, isDatabaseUrlProblem, parseDatabaseUrl } from '../storage-adapters.ts';
 import { reading, type SettingValue } from './setting.ts';
@@ -104,12 +104,21 @@ export const databaseUrl: SettingValue<DatabaseConfig> = reading((url) => {
   return isDatabaseUrlProblem(database) ? { problems: [database.problem] } : { value: database };
 });
 
-/** An http(s) URL (an identity provider's issuer or JWKS address). */
+/**
+ * A URL as a message may show it: user, password and query values replaced (redactedUrl, as in the
+ * spans), and not at all when it has `@` or `?` in a form where they cannot be told apart.
+ */
+export function shownUrl(text: string): string {
+  if (URL.canParse(text) && new URL(text).host !== '') return `"${redactedUrl(new URL(text))}"`;
+  return /[@?]/.test(text) ? '(not shown: it may hold a secret)' : `"${text}"`;
+}
+
+/** An http(s) URL (an identity provider's issuer or JWKS address, an OTLP endpoint), perhaps with a user and password. */
 export const httpUrl: SettingValue<string> = v.pipe(
   v.string(),
   v.check(
     (text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol),
-    (issue) => `must be an http or https URL, not "${issue.input}"`,
+    (issue) => `must be an http or https URL, not ${shownUrl(issue.input)}`,
   ),
 );
 

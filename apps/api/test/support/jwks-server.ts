@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 
@@ -33,6 +33,12 @@ export interface TestProvider {
   oversize(answer: OversizedAnswer | undefined): void;
   /** How many times the JWKS was fetched. */
   jwksFetches(): number;
+  /** Every request it got, in order: its path, headers, and when it came (Date.now()). */
+  requests(): readonly {
+    readonly path: string;
+    readonly headers: IncomingHttpHeaders;
+    readonly at: number;
+  }[];
   /** An access token signed with `key`: iss, aud, sub, both scopes, iat, exp in 5 min, each overridden by `claims`. */
   token(key: SigningKey, claims?: JWTPayload, header?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
@@ -71,8 +77,10 @@ export async function startTestProvider(): Promise<TestProvider> {
   let down = false;
   let oversized: OversizedAnswer | undefined;
   let fetches = 0;
+  const requests: { path: string; headers: IncomingHttpHeaders; at: number }[] = [];
   let base = '';
   const server: Server = createServer((req, res) => {
+    requests.push({ path: req.url ?? '', headers: req.headers, at: Date.now() });
     if (down) {
       res.writeHead(503).end();
       return;
@@ -113,6 +121,7 @@ export async function startTestProvider(): Promise<TestProvider> {
       oversized = answer;
     },
     jwksFetches: () => fetches,
+    requests: () => requests,
     token: (key, claims = {}, header = {}) => {
       const jwt = new SignJWT({
         iss: base,
