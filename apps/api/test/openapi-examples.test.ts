@@ -9,9 +9,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { staticCredentials } from '../src/auth/credentials.ts';
-import type { ErrorExample } from '../src/openapi/error-examples.ts';
-import * as errorExamples from '../src/openapi/error-examples.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
+import type { ErrorExample } from '../src/operations/error-examples.ts';
+import * as errorExamples from '../src/operations/error-examples.ts';
 import {
   AUDIENCE,
   type SigningKey,

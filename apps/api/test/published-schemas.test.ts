@@ -1,7 +1,7 @@
 import { INT64_MAX, INT64_MIN, PlantIdSchema } from '@plant-store/domain';
 import { describe, expect, it } from 'vitest';
-import { PlantIdTextSchema } from '../src/http/params/plant-id-parameter.ts';
 import { toComponentSchema } from '../src/openapi/published-schemas.ts';
+import { PlantIdTextSchema } from '../src/operations/parameters.ts';
 
 const INT64 = { type: 'integer', format: 'int64', minimum: INT64_MIN, maximum: INT64_MAX };
 

@@ -1,40 +1,8 @@
-import { INT64_MAX, INT64_MIN, NewPlantObjectSchema, type Plant, PlantIdSchema } from '@plant-store/domain';
+// The valibot schemas the service validates with, as the JSON Schemas the published document holds.
+import { INT64_MAX, INT64_MIN, PlantIdSchema } from '@plant-store/domain';
 import { type ConversionConfig, type JsonSchema, toJsonSchema } from '@valibot/to-json-schema';
-import * as v from 'valibot';
-import type { ErrorBody } from '../http/middleware/error-responses.ts';
-import { PlantIdTextSchema } from '../http/params/plant-id-parameter.ts';
-
-// The NewPlant published is the domain's object schema: JSON Schema's `type: object` already says
-// what NewPlantSchema's guard against arrays adds to it.
-export { NewPlantObjectSchema, PlantIdTextSchema };
-
-/** The service's answer to a created plant: the NewPlant's fields but the id, from the same schema. */
-export const PlantResponseSchema = v.omit(NewPlantObjectSchema, ['id']);
-
-/** The one body of every failure (see error-responses.ts). */
-export const ErrorBodySchema = v.object({
-  error: v.pipe(
-    v.number(),
-    v.integer(),
-    v.minValue(-(2 ** 31)),
-    v.maxValue(2 ** 31 - 1),
-    v.metadata({ format: 'int32', description: 'The HTTP status code of the answer, e.g. 400.' }),
-  ),
-  message: v.pipe(
-    v.string(),
-    v.description('What went wrong, for a person: names the field and the problem.'),
-  ),
-});
-
-export const HealthBodySchema = v.object({ status: v.literal('ok') });
-export const ReadinessBodySchema = v.object({ status: v.literal('ready') });
-
-// The schemas above describe what the code answers: let the compiler check that every answer fits.
-type Fits<A, B> = [A] extends [B] ? true : false;
-const errorBodyFits: Fits<ErrorBody, v.InferOutput<typeof ErrorBodySchema>> = true;
-const plantFits: Fits<Plant, v.InferOutput<typeof PlantResponseSchema>> = true;
-void errorBodyFits;
-void plantFits;
+import type * as v from 'valibot';
+import { PlantIdTextSchema } from '../operations/parameters.ts';
 
 /** What an id is on the wire: one JSON integer, an int64 with its exact bounds (bigints, written exactly). */
 const PLANT_ID_JSON_SCHEMA = {
@@ -87,5 +55,28 @@ const conversion: ConversionConfig = {
 /** A valibot schema as a JSON Schema 2020-12 object for OpenAPI 3.1's components (no `$schema`). */
 export function toComponentSchema(schema: v.GenericSchema): Record<string, unknown> {
   const { $schema: _dialect, ...jsonSchema } = toJsonSchema(schema, conversion) as Record<string, unknown>;
+  return jsonSchema;
+}
+
+/** A parameter's schema: that of the value its text is read as (the output of its schema). */
+export function toParameterSchema(schema: v.GenericSchema): Record<string, unknown> {
+  const { $schema: _dialect, ...jsonSchema } = toJsonSchema(schema, { ...conversion, typeMode: 'output' });
+  return jsonSchema;
+}
+
+/** A schema whose parts among `components` are references to the document's components.schemas. */
+export function toReferencingSchema(
+  schema: v.GenericSchema,
+  components: Readonly<Record<string, v.GenericSchema>>,
+): Record<string, unknown> {
+  const {
+    $schema: _dialect,
+    $defs: _definitions,
+    ...jsonSchema
+  } = toJsonSchema(schema, {
+    ...conversion,
+    definitions: components,
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  }) as Record<string, unknown>;
   return jsonSchema;
 }

@@ -38,24 +38,13 @@ const KNOWN_METHODS = new Set([
   'TRACE',
 ]);
 
-// The router's patterns (`/plants/:id`) as the contract writes its paths (`/plants/{id}`): a few, kept.
-const templates = new Map<string, string>();
-function templateOf(route: string): string {
-  let template = templates.get(route);
-  if (template === undefined) {
-    template = route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-    templates.set(route, template);
-  }
-  return template;
-}
-
 /** One request's server span, begun before the app runs it. */
 export interface TracedRequest {
   /** Runs the rest of the app with the span as the active one: the work it starts is its children. */
   run(next: () => Promise<void>): Promise<void>;
   /** `trace_id` and `span_id` for the request's log line; none while tracing is off. */
   readonly logFields: { readonly trace_id?: string; readonly span_id?: string };
-  /** Names the span by its route (the router's pattern; undefined when none matched), and ends it. */
+  /** Names the span by its route (its OpenAPI path, a parameter as `{name}`; undefined when none matched), and ends it. */
   end(status: number, route: string | undefined, failure: unknown): void;
 }
 
@@ -102,9 +91,8 @@ export function startServerSpan(req: IncomingMessage, requestId: string): Traced
     end(status, route, failure) {
       if (span.isRecording()) {
         if (route !== undefined) {
-          const template = templateOf(route);
-          span.setAttribute(ATTR_HTTP_ROUTE, template);
-          if (method !== '_OTHER') span.updateName(`${method} ${template}`);
+          span.setAttribute(ATTR_HTTP_ROUTE, route);
+          if (method !== '_OTHER') span.updateName(`${method} ${route}`);
         }
         span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, status);
         // A server span fails on a 5xx only: a 4xx is the client's mistake, answered as designed.

@@ -36,7 +36,7 @@ function documentedPath(path: string): string | undefined {
   return undefined;
 }
 
-// The reference page's own scripts, styles and icon (see src/http/routes/docs.ts): part of GET /docs, which
+// The reference page's own scripts, styles and icon (see src/operations/documentation.ts): part of GET /docs, which
 // describes them, and left out of the document's operations on purpose.
 const DOCS_ASSET = /^\/docs\/assets\/[^/]+$/;
 const DOCS_ASSET_ANSWER: ResponseObject = {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { Metrics } from '../../metrics/metrics.ts';
-import { recordRequest, routeOf } from '../../metrics/request-metrics.ts';
+import { openApiPathOf, recordRequest, routeOf } from '../../metrics/request-metrics.ts';
 import { startServerSpan } from '../../tracing/server-span.ts';
 import type { AppState } from '../app-state.ts';
 
@@ -31,10 +31,9 @@ export function requestLog(logger: Logger, metrics: Metrics): Middleware<AppStat
     try {
       await traced.run(next);
     } finally {
-      const route = routeOf(ctx);
-      recordRequest(metrics, ctx, route, startedAt);
+      recordRequest(metrics, ctx, routeOf(ctx), startedAt);
       const failure = ctx.state.failure;
-      traced.end(ctx.status, route === 'unmatched' ? undefined : route, failure);
+      traced.end(ctx.status, openApiPathOf(ctx), failure);
       // Built only when it is written: at LOG_LEVEL=warn a served request costs no log line at all.
       if (failure !== undefined || logger.isLevelEnabled('info')) {
         const line = {

@@ -1,4 +1,12 @@
-import { INT64_MAX, INT64_MIN, invalidParameter, PLANT_ID_RANGE_RULE } from '@plant-store/domain';
+// The parameters of the operations as a URL carries them, text, read by the domain's rules and in its
+// words. A query parameter given twice arrives as an array: it is refused as given more than once.
+import {
+  INT64_MAX,
+  INT64_MIN,
+  PAGE_LIMIT_RULE,
+  PageLimitSchema,
+  PLANT_ID_RANGE_RULE,
+} from '@plant-store/domain';
 import * as v from 'valibot';
 
 const PLAIN_DECIMAL_RULE =
@@ -11,7 +19,7 @@ const PLAIN_DECIMAL = /^(?:0|-?[1-9][0-9]*)$/;
 // reaches BigInt(), whose cost grows faster than the length of its text.
 const INT64_TEXT_MAX_LENGTH = 20;
 
-/** An int64 id as text, as a URL carries it (`/plants/{id}`, `?after=`): plain decimal only. */
+/** An int64 id as text, as a path segment or the `after` of a list carries it: plain decimal only. */
 export const PlantIdTextSchema = v.pipe(
   v.string((issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be text')),
   v.regex(PLAIN_DECIMAL, PLAIN_DECIMAL_RULE),
@@ -20,9 +28,14 @@ export const PlantIdTextSchema = v.pipe(
   v.check((id) => id >= INT64_MIN && id <= INT64_MAX, PLANT_ID_RANGE_RULE),
 );
 
-/** Reads an id from its text (a path segment); throws the domain's InvalidParameterError naming `field`. */
-export function parsePlantIdParameter(text: unknown, field = 'id'): bigint {
-  const result = v.safeParse(PlantIdTextSchema, text, { abortPipeEarly: true });
-  if (!result.success) throw invalidParameter(result.issues, field);
-  return result.output;
-}
+// Up to four digits without a leading zero, so Number() never reads a long text; the range is the
+// domain's PageLimitSchema.
+const LIMIT_TEXT = /^[1-9][0-9]{0,3}$/;
+
+/** A page limit as text, as a URL's query carries it: plain decimal, 1 to 1000. */
+export const PageLimitTextSchema = v.pipe(
+  v.string((issue) => (Array.isArray(issue.input) ? 'must be given once' : PAGE_LIMIT_RULE)),
+  v.regex(LIMIT_TEXT, PAGE_LIMIT_RULE),
+  v.transform(Number),
+  PageLimitSchema,
+);

@@ -82,7 +82,7 @@ export const BAD_PARAMETER_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
-/** 404 of GET and DELETE /plants/{id}. */
+/** 404 of the operations on one plant. */
 export const PLANT_NOT_FOUND_EXAMPLES = {
   noPlant: example('Nothing is stored under the id', 404, 'there is no plant with id 8'),
 } satisfies ErrorExamples;

@@ -9,8 +9,16 @@ import {
 } from '@plant-store/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseListPlantsParameters } from './list-plants-parameters.ts';
-import { parsePlantIdParameter } from './plant-id-parameter.ts';
+import { type OperationContext, parametersReader } from './operation.ts';
+import { getPlantOperation, listPlantsOperation } from './plants.ts';
+
+// The parameters as the router reads them: by the operations' descriptions, from a request's path and query.
+const readOnePlant = parametersReader(getPlantOperation);
+const readList = parametersReader(listPlantsOperation);
+const parsePlantIdParameter = (text: unknown): unknown =>
+  readOnePlant({ params: { id: text } } as unknown as OperationContext).params.id;
+const parseListPlantsParameters = (query: Readonly<Record<string, unknown>>): unknown =>
+  readList({ query } as unknown as OperationContext).query;
 
 const PLAIN_DECIMAL =
   'must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)';
@@ -27,7 +35,7 @@ function problemsOf(parse: () => unknown): string[] {
   throw new Error('expected the input to be refused');
 }
 
-describe('parsePlantIdParameter', () => {
+describe('the id of a plant, read from its path', () => {
   it.each([
     ['0', 0n],
     ['-1', -1n],
@@ -68,8 +76,10 @@ describe('parsePlantIdParameter', () => {
     },
   );
 
-  it('when a field name is given, then the error names it', () => {
-    expect(() => parsePlantIdParameter('x', 'after')).toThrow(`invalid parameter: after ${PLAIN_DECIMAL}`);
+  it('when the id is the `after` of a list, then the error names after', () => {
+    expect(() => parseListPlantsParameters({ after: 'x' })).toThrow(
+      `invalid parameter: after ${PLAIN_DECIMAL}`,
+    );
   });
 
   it('when any int64 is written in decimal, then it reads back exactly (property)', () => {
@@ -98,7 +108,7 @@ describe('parsePlantIdParameter', () => {
   });
 });
 
-describe('parseListPlantsParameters', () => {
+describe('the parameters of a list, read from its query', () => {
   it('when no parameter is given, then the query is empty (listPlants fills in the default limit)', () => {
     expect(parseListPlantsParameters({})).toStrictEqual({});
   });
