@@ -13,7 +13,7 @@ import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
 import type { Config } from './config.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { closingShareMs, finishBy } from './stop-budget.ts';
-import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
+import { type OpenedStorage, openStorage, type WebhookQueue } from './storage-adapters.ts';
 import type { TraceExportFigures } from './tracing/tracing.ts';
 import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
 
@@ -24,8 +24,8 @@ export interface StartOptions {
   readonly storage?: PlantStorage;
   /** The figures of that storage's connection pool, for /metrics. */
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
-  /** How that storage's events are delivered when WEBHOOK_URLS is set; default: in this process's memory. */
-  readonly startWebhooks?: StartWebhooks | undefined;
+  /** Where that storage's events wait for delivery when WEBHOOK_URLS is set; default: in this process's memory. */
+  readonly webhookQueue?: WebhookQueue | undefined;
   /** The trace exporter's figures for /metrics, when tracing is on (main.ts starts it). */
   readonly traceExport?: TraceExportFigures | undefined;
   /** How the SHUTDOWN_GRACE_MS is waited; default a timer (tests hold the grace open with their own). */
@@ -60,7 +60,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = pino({ level: config.logLevel }, options.logDestination);
   const events = config.webhookUrls !== undefined;
   const given = options.storage;
-  const { storage, connectionPool, startWebhooks } =
+  const opened: OpenedStorage =
     given === undefined
       ? await openStorage(config.database, {
           groupCommit: config.groupCommit,
@@ -68,16 +68,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           events,
           maxEventsInMemory: config.webhookMemoryBacklog,
         })
-      : {
-          storage: given,
-          connectionPool: options.connectionPool,
-          startWebhooks:
-            options.startWebhooks ??
-            ((...args: Parameters<StartWebhooks>) => startMemoryWebhooks(given, ...args)),
-        };
+      : { storage: given, connectionPool: options.connectionPool, webhookQueue: options.webhookQueue };
+  const { storage, connectionPool } = opened;
   let webhooks: WebhookFigures | undefined;
   try {
-    webhooks = startWebhooks && (await startWebhookDelivery(config, startWebhooks, logger));
+    webhooks = await startWebhookDelivery(config, opened, logger);
   } catch (error) {
     await storage.close();
     throw error;

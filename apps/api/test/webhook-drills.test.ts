@@ -23,7 +23,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { type RunningServer, startServer } from '../src/server.ts';
-import { pgBossWebhooks } from '../src/storage-adapters.ts';
+import { pgBossQueue } from '../src/storage-adapters.ts';
 import { reportDrill } from './support/drill-report.ts';
 import { captureLogs } from './support/log-capture.ts';
 import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
@@ -305,7 +305,7 @@ describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'non
     const service = await startServer(config, {
       storage,
       logDestination: captureLogs().destination,
-      startWebhooks: pgBossWebhooks({ kind: 'postgres', connectionString }, storage),
+      webhookQueue: pgBossQueue({ kind: 'postgres', connectionString }, storage),
     });
     servers.push(service);
     const post = (body: string) =>
