@@ -4,7 +4,7 @@ import { StorageUnavailableError } from '@plant-store/domain';
 import { pino } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
-import { startServer } from './server.ts';
+import { startServer } from './start.ts';
 import { StorageRefusedError } from './storage-adapters.ts';
 import { startTracing } from './tracing/tracing.ts';
 

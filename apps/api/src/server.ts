@@ -1,42 +1,17 @@
-import { createServer } from 'node:http';
+// The server's life: listening for the composed service (compose.ts), and the stop with its one budget.
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PlantStorage } from '@plant-store/domain';
 import { hardenServer } from '@plant-store/http-hardening';
-import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
-import { type DestinationStream, pino } from 'pino';
-import { createApp } from './app.ts';
-import { createCredentialChecker } from './auth/credentials.ts';
-import { createKeyStore } from './auth/jwks-keys.ts';
-import { createJwtVerifier } from './auth/jwt-verifier.ts';
-import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
+import type { Service } from './compose.ts';
 import type { Config } from './config.ts';
-import { createMetrics } from './metrics/metrics.ts';
 import { closingShareMs, finishBy } from './stop-budget.ts';
-import { openStorage, type StartWebhooks, startMemoryWebhooks } from './storage-adapters.ts';
-import type { TraceExportFigures } from './tracing/tracing.ts';
-import { startWebhookDelivery, type WebhookFigures } from './webhooks.ts';
-
-export interface StartOptions {
-  /** Where the JSON log lines go; standard output when absent. */
-  readonly logDestination?: DestinationStream;
-  /** A storage to use instead of opening config.database (tests, embedding); stop() closes it too. */
-  readonly storage?: PlantStorage;
-  /** The figures of that storage's connection pool, for /metrics. */
-  readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
-  /** How that storage's events are delivered when WEBHOOK_URLS is set; default: in this process's memory. */
-  readonly startWebhooks?: StartWebhooks | undefined;
-  /** The trace exporter's figures for /metrics, when tracing is on (main.ts starts it). */
-  readonly traceExport?: TraceExportFigures | undefined;
-  /** How the SHUTDOWN_GRACE_MS is waited; default a timer (tests hold the grace open with their own). */
-  readonly waitGrace?: ((ms: number) => Promise<void>) | undefined;
-}
 
 export interface RunningServer {
   /** The base URL clients reach, e.g. http://127.0.0.1:3000. */
   readonly url: string;
   readonly port: number;
-  /** Stops taking connections, lets requests in flight finish, then closes storage. Idempotent. */
+  /** Stops taking connections, lets requests in flight finish, then closes what the service holds. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -55,83 +30,29 @@ function urlOf(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
-/** Opens storage (running migrations), then serves the app on config.host and config.port (0: any free port). */
-export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = pino({ level: config.logLevel }, options.logDestination);
-  const events = config.webhookUrls !== undefined;
-  const given = options.storage;
-  const { storage, connectionPool, startWebhooks } =
-    given === undefined
-      ? await openStorage(config.database, {
-          groupCommit: config.groupCommit,
-          preparedStatements: config.preparedStatements,
-          events,
-          maxEventsInMemory: config.webhookMemoryBacklog,
-        })
-      : {
-          storage: given,
-          connectionPool: options.connectionPool,
-          startWebhooks:
-            options.startWebhooks ??
-            ((...args: Parameters<StartWebhooks>) => startMemoryWebhooks(given, ...args)),
-        };
-  let webhooks: WebhookFigures | undefined;
-  try {
-    webhooks = startWebhooks && (await startWebhookDelivery(config, startWebhooks, logger));
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  const jwtKeys =
-    config.jwtIssuer === undefined
-      ? undefined
-      : createKeyStore({ issuer: config.jwtIssuer, jwksUrl: config.jwtJwksUrl, logger });
-  const credentials = createCredentialChecker({
-    staticTokens:
-      config.tokensFile === undefined
-        ? fixedTokenSet(config.tokens)
-        : reloadingTokenSet({ tokens: config.tokens, file: config.tokensFile, logger }),
-    hasStaticTokens: config.tokens.length > 0 || config.tokensFile !== undefined,
-    scopes: { read: config.jwtScopeRead, write: config.jwtScopeWrite },
-    ...(jwtKeys === undefined || config.jwtIssuer === undefined || config.jwtAudience === undefined
-      ? {}
-      : {
-          jwt: {
-            verifier: createJwtVerifier({
-              keys: jwtKeys,
-              issuer: config.jwtIssuer,
-              audience: config.jwtAudience,
-              algorithms: config.jwtAlgorithms,
-              clockToleranceSeconds: config.jwtClockToleranceS,
-              strictProfile: config.jwtStrictProfile,
-            }),
-            ready: () => jwtKeys.ready(),
-          },
-        }),
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  if (!credentials.configured)
-    logger.warn('no API token is configured: every request that needs one answers 401');
-  // Not awaited: the service starts while the provider is down, and /readyz says 503 until the keys come.
-  void jwtKeys?.start();
+}
 
-  let shuttingDown = false;
-  // A plant stored for the first time wakes the webhook's relay: its event goes now, not at the next tick.
-  const dispatcher = webhooks?.dispatcher;
-  const app = createApp({
-    storage,
-    onPlantCreated: dispatcher && (() => dispatcher.kick()),
-    credentials,
-    bodyLimit: config.bodyLimit,
-    logger,
-    isShuttingDown: () => shuttingDown,
-    metrics: createMetrics({
-      connectionPool,
-      processMetrics: true,
-      jwtKeys,
-      webhooks,
-      traceExport: options.traceExport,
-    }),
-  });
+/** Closes what the service holds, in its order: each step until `stopBy`, work under way until `workBy`. */
+async function closeService(service: Service, workBy: number, stopBy: number): Promise<void> {
+  for (const step of service.stopSteps) {
+    await finishBy(step.close(workBy), stopBy, step.what, service.logger);
+  }
+}
+
+/**
+ * Serves the service on config.host and config.port (0: any free port) until stop(). When it
+ * cannot listen, it closes what the service holds and rejects.
+ */
+export async function serve(config: Config, service: Service): Promise<RunningServer> {
+  const { logger } = service;
   const server = createServer({
     // A whole request, its headers, and the pause between two requests on one connection.
     requestTimeout: config.requestTimeoutMs,
@@ -143,40 +64,33 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   // Requests in turn per connection, `Expect` to the app, the parser's refusals, the connection cap,
   // the send deadline and CONNECT (@plant-store/http-hardening).
-  const hardened = hardenServer(server, app.callback(), {
+  const hardened = hardenServer(server, service.app.callback(), {
     logger,
     maxConnections: config.maxConnections,
     maxConnectionsName: 'MAX_CONNECTIONS',
     sendTimeoutMs: config.sendTimeoutMs,
   });
-  const { maxConnections, openFilesLimit: openFiles } = hardened;
-  const stopWatchingSends = hardened.stop;
 
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(server, config);
   } catch (error) {
-    stopWatchingSends();
-    await webhooks?.dispatcher.stop();
-    await storage.close();
+    hardened.stop();
+    const now = performance.now();
+    await closeService(service, now, now + config.shutdownTimeoutMs);
     throw error;
   }
   const { port } = server.address() as AddressInfo;
   const url = urlOf(config.host, port);
   // On a wildcard address (0.0.0.0 in the image) the URL alone would read as the only address served.
   const listeningOn = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const { maxConnections, openFilesLimit } = hardened;
   logger.info(
-    { listeningOn, url, storage: config.database.kind, maxConnections, openFilesLimit: openFiles },
+    { listeningOn, url, storage: config.database.kind, maxConnections, openFilesLimit },
     'listening',
   );
 
   const shutDown = async (): Promise<void> => {
-    shuttingDown = true;
+    service.beginStopping();
     // One budget for the whole stop: the grace, requests, then webhook attempts with what remains
     // until workBy, and the closing of the delivery queue and the storage until stopBy.
     const stopBy = performance.now() + config.shutdownTimeoutMs;
@@ -188,7 +102,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         { graceMs: config.shutdownGraceMs },
         'stopping: /readyz answers 503, serving on for the grace',
       );
-      await (options.waitGrace ?? sleep)(config.shutdownGraceMs);
+      await sleep(config.shutdownGraceMs);
     }
     logger.info('stopping: draining requests in flight');
     // close() refuses new connections and ends idle ones; busy ones end after their answer,
@@ -206,13 +120,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     );
     await closed;
     clearTimeout(deadline);
-    stopWatchingSends();
-    jwtKeys?.stop();
-    // Attempts still under way at workBy are abandoned; they stay queued and are made again later.
-    const delivery = webhooks?.dispatcher.stop(Math.max(0, workBy - performance.now()));
-    await finishBy(delivery, stopBy, 'stopping the webhook delivery', logger);
-    // A statement that hangs (a lock, a silent network) would hold the close until its timeout.
-    await finishBy(storage.close(), stopBy, 'closing the storage', logger);
+    hardened.stop();
+    await closeService(service, workBy, stopBy);
     logger.info('stopped');
   };
   let stopped: Promise<void> | undefined;

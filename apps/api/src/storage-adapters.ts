@@ -23,12 +23,22 @@ export type StartWebhooks = (
   onError: (error: unknown) => void,
 ) => Promise<WebhookDispatcher>;
 
-/** A storage as the service runs it: the port, and its connection pool's figures where it has a pool. */
+/** A durable queue of webhook deliveries in the storage's own database, shared by every process on it. */
+export interface WebhookQueue {
+  readonly start: StartWebhooks;
+  /** Puts every dead delivery back in the queue with a fresh schedule, whether a service runs or not; how many. */
+  redeliverDead(): Promise<number>;
+}
+
+/** A storage as the service runs it: the port, and what its adapter adds to it. */
 export interface OpenedStorage {
   readonly storage: PlantStorage;
+  /** Its connection pool's figures, where it has a pool (/metrics). */
   readonly connectionPool?: (() => ConnectionPoolStats) | undefined;
-  /** Opened with `events`: how its events are delivered. */
-  readonly startWebhooks?: StartWebhooks | undefined;
+  /** Where its events wait for delivery; absent, they wait in this process's memory (webhooks.ts). */
+  readonly webhookQueue?: WebhookQueue | undefined;
+  /** No other process may use it while this one has it open (an embedded folder). */
+  readonly exclusive?: boolean;
 }
 
 /**
@@ -37,12 +47,24 @@ export interface OpenedStorage {
  * or stores another encoding than UTF8): the start ends with this message, in one line.
  */
 export class StorageRefusedError extends Error {
-  override readonly name = 'StorageRefusedError';
+  override readonly name: string = 'StorageRefusedError';
+}
+
+/** The storage is held by another process (an embedded folder it has open): `held` says which. */
+export class StorageInUseError extends StorageRefusedError {
+  override readonly name: string = 'StorageInUseError';
+  readonly held: string;
+
+  constructor(held: Error, advice: string) {
+    super(`${held.message}${advice}`, { cause: held });
+    this.held = held.message;
+  }
 }
 
 /**
  * Rethrows an adapter's refusal as a StorageRefusedError, its message followed by the advice that
- * `adviceFor` gives; an error it gives no advice for (undefined) passes unchanged.
+ * `adviceFor` gives; an error it gives no advice for (undefined) passes unchanged, and one it throws
+ * (a StorageInUseError) is thrown.
  */
 function refusing(adviceFor: (error: unknown) => string | undefined): (error: unknown) => never {
   return (error) => {
@@ -79,31 +101,27 @@ interface StorageAdapter<Settings extends object> {
 }
 
 /**
- * Delivers the events of a storage on PostgreSQL or PGlite through pg-boss on that same database,
- * importing pg-boss only when webhooks start.
+ * The queue of a storage on PostgreSQL or PGlite: pg-boss on that same database, imported only when
+ * it is used.
  */
-export function pgBossWebhooks(database: QueueDatabase, storage: SqlPlantStorage): StartWebhooks {
-  return async (config, observer, onError) => {
-    const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
-    return startPgBossDispatcher({
-      database,
-      storeSchema: storage.schema,
-      outbox: storage.events,
-      config,
-      observer,
-      onError,
-    });
+export function pgBossQueue(database: QueueDatabase, storage: SqlPlantStorage): WebhookQueue {
+  return {
+    async start(config, observer, onError) {
+      const { startPgBossDispatcher } = await import('@plant-store/webhooks/pg-boss');
+      return startPgBossDispatcher({
+        database,
+        storeSchema: storage.schema,
+        outbox: storage.events,
+        config,
+        observer,
+        onError,
+      });
+    },
+    async redeliverDead() {
+      const { redeliverDeadWebhooks } = await import('@plant-store/webhooks/pg-boss');
+      return redeliverDeadWebhooks(database, storage.schema);
+    },
   };
-}
-
-/** Delivers from the storage's in-memory outbox with timers in this process. */
-export async function startMemoryWebhooks(
-  storage: PlantStorage,
-  ...rest: Parameters<StartWebhooks>
-): Promise<WebhookDispatcher> {
-  if (!storage.events) throw new Error('webhooks need a storage opened with events');
-  const { startMemoryDispatcher } = await import('@plant-store/webhooks');
-  return startMemoryDispatcher(storage.events, ...rest);
 }
 
 function adapter<Settings extends object>(entry: StorageAdapter<Settings>): StorageAdapter<Settings> {
@@ -157,7 +175,7 @@ const ADAPTERS = {
         storage,
         connectionPool: () => storage.connectionPool(),
         // A job queue (pg-boss) on the same server: durable, shared by every replica.
-        startWebhooks: pgBossWebhooks({ kind: 'postgres', connectionString }, storage),
+        webhookQueue: pgBossQueue({ kind: 'postgres', connectionString }, storage),
       };
     },
   }),
@@ -176,7 +194,10 @@ const ADAPTERS = {
       }).catch(
         refusing((error) => {
           if (error instanceof DataFolderInUseError) {
-            return ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)';
+            throw new StorageInUseError(
+              error,
+              ': one process at a time may use it; stop that one, or give this one a folder of its own (DATABASE_URL=pglite:<dir>)',
+            );
           }
           if (error instanceof DataFolderUnusableError) {
             return ": set DATABASE_URL=pglite:<dir> to a folder this process may make and write, empty or PGlite's own";
@@ -187,7 +208,8 @@ const ADAPTERS = {
       return {
         storage,
         // The same job queue, in the embedded database: PGlite's one connection is shared with pg-boss.
-        startWebhooks: pgBossWebhooks({ kind: 'pglite', pglite: storage.pglite }, storage),
+        webhookQueue: pgBossQueue({ kind: 'pglite', pglite: storage.pglite }, storage),
+        exclusive: true,
       };
     },
   }),
@@ -201,12 +223,8 @@ const ADAPTERS = {
         events: options.events,
         maxWaitingEvents: options.maxEventsInMemory,
       });
-      return {
-        storage,
-        // DESIGN.md: with memory: storage, events live in memory only.
-        startWebhooks: async (config, observer, onError) =>
-          startMemoryWebhooks(storage, config, observer, onError),
-      };
+      // DESIGN.md: with memory: storage, events live in memory only; no queue.
+      return { storage };
     },
   }),
 };

@@ -1,7 +1,8 @@
+import type { PlantStorage } from '@plant-store/domain';
 import type { DeliveryJob, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { StartWebhooks } from './storage-adapters.ts';
+import type { OpenedStorage, StartWebhooks } from './storage-adapters.ts';
 
 /** What /metrics shows of the webhook: counts since start, and the queue as it is now. */
 export interface WebhookFigures {
@@ -16,10 +17,22 @@ function whereTo(url: string): string {
   return `${origin}${pathname}`;
 }
 
-/** Starts delivering every plant created to WEBHOOK_URLS; undefined when none is configured. */
+/** Delivers from the storage's outbox in this process's memory, with timers: for a storage without a queue. */
+function inMemory(storage: PlantStorage): StartWebhooks {
+  return async (...args) => {
+    if (!storage.events) throw new Error('webhooks need a storage opened with events');
+    const { startMemoryDispatcher } = await import('@plant-store/webhooks');
+    return startMemoryDispatcher(storage.events, ...args);
+  };
+}
+
+/**
+ * Starts delivering every plant created to WEBHOOK_URLS, through the storage's queue or, without
+ * one, from memory; undefined when no URL is configured.
+ */
 export async function startWebhookDelivery(
   config: Config,
-  start: StartWebhooks,
+  opened: OpenedStorage,
   logger: Logger,
 ): Promise<WebhookFigures | undefined> {
   const { webhookUrls, webhookSecrets } = config;
@@ -50,6 +63,7 @@ export async function startWebhookDelivery(
       logger.info(about(job), 'webhook attempt abandoned: the service is stopping; it is made again later');
     },
   };
+  const start = opened.webhookQueue?.start ?? inMemory(opened.storage);
   const dispatcher = await start(
     {
       urls: webhookUrls,

@@ -3,7 +3,7 @@ import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
 import { provideTestPostgres } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { startServer } from '../src/server.ts';
+import { startServer } from '../src/start.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
@@ -142,7 +142,7 @@ describe.skipIf(!postgres)('GET /metrics on a PostgreSQL server', () => {
       connectionString: postgres?.connectionString ?? '',
       poolSize: 7,
     });
-    const server = await startTestServer(storage, {}, () => storage.connectionPool());
+    const server = await startTestServer(storage, {}, { connectionPool: () => storage.connectionPool() });
     try {
       const id = 10_000 + Math.floor(Math.random() * 1_000_000);
       await Promise.all(

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EMBEDDED_POSTGRES_TEST_TIMEOUT_MS } from '@plant-store/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { startServer } from '../src/server.ts';
+import { startServer } from '../src/start.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { captureLogs } from './support/log-capture.ts';
 import { TOKEN } from './support/test-server.ts';

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedTokenSet, matchesAnyDigest } from '../src/auth/token-set.ts';
 import { loadConfig } from '../src/config.ts';
-import { startServer } from '../src/server.ts';
+import { startServer } from '../src/start.ts';
 import { nodeRequest, rawExchange } from './support/raw-http.ts';
 import { OTHER_TOKEN, startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
 
@@ -271,7 +271,7 @@ describe('API_TOKENS_FILE between reading the configuration and serving', () => 
     // The secret is swapped while the service opens its storage (a migration may take seconds).
     await writeFile(`${file}.new`, 'token-of-the-second-secret, and-another\n');
     await rename(`${file}.new`, file);
-    const server = await startServer(config, { storage: openMemoryPlantStorage() });
+    const server = await startServer(config);
     const status = async (token: string): Promise<number> =>
       (await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${token}` } })).status;
     try {

@@ -21,9 +21,11 @@ import {
 } from '@plant-store/test-support';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { composeService } from '../src/compose.ts';
 import { loadConfig } from '../src/config.ts';
-import { type RunningServer, startServer } from '../src/server.ts';
-import { pgBossWebhooks } from '../src/storage-adapters.ts';
+import { type RunningServer, serve } from '../src/server.ts';
+import { startServer } from '../src/start.ts';
+import { pgBossQueue } from '../src/storage-adapters.ts';
 import { reportDrill } from './support/drill-report.ts';
 import { captureLogs } from './support/log-capture.ts';
 import { killLeftoverRuns, listeningUrl, runMain } from './support/run-main.ts';
@@ -302,11 +304,11 @@ describe.skipIf(!server)(`webhook drills on PostgreSQL (${server?.source ?? 'non
       events: true,
     });
     const config = loadConfig(env([receiver.url]));
-    const service = await startServer(config, {
-      storage,
-      logDestination: captureLogs().destination,
-      startWebhooks: pgBossWebhooks({ kind: 'postgres', connectionString }, storage),
-    });
+    const opened = { storage, webhookQueue: pgBossQueue({ kind: 'postgres', connectionString }, storage) };
+    const service = await serve(
+      config,
+      await composeService(config, opened, { logDestination: captureLogs().destination }),
+    );
     servers.push(service);
     const post = (body: string) =>
       fetch(`${service.url}/plants`, {

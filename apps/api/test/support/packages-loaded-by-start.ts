@@ -22,7 +22,7 @@ function packageOf(url: string): string | undefined {
 
 const { pino } = await import('pino');
 const { loadConfig } = await import('../../src/config.ts');
-const { startServer } = await import('../../src/server.ts');
+const { startServer } = await import('../../src/start.ts');
 const { startTracing } = await import('../../src/tracing/tracing.ts');
 const config = loadConfig(process.env);
 const tracing = await startTracing(config, pino({ level: 'silent' }));

@@ -1,7 +1,8 @@
 import type { PlantStorage } from '@plant-store/domain';
-import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
+import { composeService } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type RunningServer, type StartOptions, startServer } from '../../src/server.ts';
+import { type RunningServer, serve } from '../../src/server.ts';
+import type { OpenedStorage } from '../../src/storage-adapters.ts';
 import { captureLogs, type LogCapture } from './log-capture.ts';
 
 export const TOKEN = 'test-token-0123456789';
@@ -15,14 +16,14 @@ export interface TestServer extends RunningServer {
 }
 
 /**
- * Starts the real server on a free port of 127.0.0.1 over the given storage, with logs captured.
- * `connectionPool`: the figures of the storage's pool, for /metrics, as the composition root hands them.
+ * Starts the real server on a free port of 127.0.0.1 over the given storage, with logs captured:
+ * composed and served as a start does, over this storage instead of the one DATABASE_URL names.
+ * `adapter`: what an adapter adds to a storage it opens (its pool's figures, its webhook queue).
  */
 export async function startTestServer(
   storage: PlantStorage,
   env: NodeJS.ProcessEnv = {},
-  connectionPool?: () => ConnectionPoolStats,
-  options: Pick<StartOptions, 'waitGrace'> = {},
+  adapter: Omit<OpenedStorage, 'storage'> = {},
 ): Promise<TestServer> {
   const config = loadConfig({
     PORT: '0',
@@ -32,12 +33,11 @@ export async function startTestServer(
     ...env,
   });
   const logs = captureLogs();
-  const server = await startServer(config, {
-    storage,
-    connectionPool,
-    logDestination: logs.destination,
-    ...options,
-  });
+  const opened: OpenedStorage = { storage, ...adapter };
+  const server = await serve(
+    config,
+    await composeService(config, opened, { logDestination: logs.destination }),
+  );
   return {
     url: server.url,
     port: server.port,
