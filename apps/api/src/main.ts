@@ -4,9 +4,10 @@ import { StorageUnavailableError } from '@plant-store/domain';
 import { pino } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
+import type { RunningServer } from './server.ts';
 import { startServer } from './start.ts';
 import { StorageRefusedError } from './storage-adapters.ts';
-import { startTracing } from './tracing/tracing.ts';
+import { startTracing, type Tracing } from './tracing/tracing.ts';
 
 // How long the last log lines may take to leave before the process exits anyway.
 const FINAL_FLUSH_MS = 1_000;
@@ -95,10 +96,49 @@ function startFailure(error: unknown): string | undefined {
 const generatedToken = loaded.generateToken ? randomBytes(32).toString('base64url') : undefined;
 const config: Config = generatedToken === undefined ? loaded : { ...loaded, tokens: [generatedToken] };
 
-// Before the server: the spans of its first requests, and of the storage it opens, have a provider.
-const tracing = await startTracing(config, logger);
+// The signals are ours from here on, before anything starts: without a handler, a SIGTERM that comes
+// while the service starts (or just after its 'listening' line) would kill it at once, undrained.
+let server: RunningServer | undefined;
+let tracing: Tracing | undefined;
+let stopBy: number | undefined;
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopBy !== undefined) {
+    logger.warn({ signal }, 'second signal: exiting without waiting');
+    process.exit(1);
+  }
+  stopBy = performance.now() + config.shutdownTimeoutMs;
+  logger.info({ signal }, 'signal received');
+  if (server !== undefined) {
+    stop(server, stopBy);
+    return;
+  }
+  // Still starting: it stops once started; a start that outlives the budget is given up.
+  setTimeout(() => {
+    logger.warn({ timeoutMs: config.shutdownTimeoutMs }, 'still starting at the deadline: exiting');
+    exitAfterLogs(1);
+  }, config.shutdownTimeoutMs);
+}
+process.on('SIGTERM', onSignal);
+process.on('SIGINT', onSignal);
 
-const server = await startServer(config, { logDestination, traceExport: tracing?.figures }).catch(
+function stop(running: RunningServer, by: number): void {
+  running
+    .stop()
+    // The spans of the last requests and deliveries go with what is left of the same budget.
+    .then(() => tracing?.shutdown(Math.max(0, by - performance.now())))
+    .then(
+      () => exitAfterLogs(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'stopping failed');
+        exitAfterLogs(1);
+      },
+    );
+}
+
+// Before the server: the spans of its first requests, and of the storage it opens, have a provider.
+tracing = await startTracing(config, logger);
+
+server = await startServer(config, { logDestination, traceExport: tracing?.figures }).catch(
   (error: unknown) => {
     const reason = startFailure(error);
     if (reason === undefined) logger.fatal({ err: error }, 'could not start');
@@ -110,28 +150,5 @@ const server = await startServer(config, { logDestination, traceExport: tracing?
     return new Promise<never>(() => {});
   },
 );
-if (generatedToken !== undefined) printGeneratedToken(generatedToken, server.url);
-
-let stopping = false;
-function onSignal(signal: NodeJS.Signals): void {
-  if (stopping) {
-    logger.warn({ signal }, 'second signal: exiting without waiting');
-    process.exit(1);
-  }
-  stopping = true;
-  logger.info({ signal }, 'signal received');
-  const stopBy = performance.now() + config.shutdownTimeoutMs;
-  server
-    .stop()
-    // The spans of the last requests and deliveries go with what is left of the same budget.
-    .then(() => tracing?.shutdown(Math.max(0, stopBy - performance.now())))
-    .then(
-      () => exitAfterLogs(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'stopping failed');
-        exitAfterLogs(1);
-      },
-    );
-}
-process.on('SIGTERM', onSignal);
-process.on('SIGINT', onSignal);
+if (stopBy !== undefined) stop(server, stopBy);
+else if (generatedToken !== undefined) printGeneratedToken(generatedToken, server.url);

@@ -2,6 +2,7 @@
 // the service as a child process, its stdout a pipe whose reader is gone, a closed descriptor, or a
 // pipe nobody reads; then SIGTERM or SIGINT. And a fault nothing caught ends the process, non-zero.
 import type { ChildProcess } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@plant-store/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { reportDrill } from './support/drill-report.ts';
 import { killLeftoverRuns, runMain, type StdoutState } from './support/run-main.ts';
 
 const FAULT_TRIGGER = fileURLToPath(new URL('./support/fault-trigger.mjs', import.meta.url));
+const SIGNAL_ON_LISTEN = fileURLToPath(new URL('./support/signal-on-listen.mjs', import.meta.url));
 const TOKEN = 'stopping-token-123';
 const SHUTDOWN_TIMEOUT_MS = 2_000;
 // A hang is what is tested: the bound only has to tell "ended" from "never ends" on a busy machine.
@@ -133,4 +135,57 @@ describe('a fault nothing caught', () => {
     },
     60_000,
   );
+});
+
+describe('a signal while the service starts', () => {
+  it('when SIGTERM comes the moment it listens, before its start has returned, then it stops as it would later, and exits 0', async () => {
+    const port = await freePort();
+    const run = runMain(
+      {
+        PATH: process.env.PATH,
+        API_TOKENS: TOKEN,
+        DATABASE_URL: 'memory:',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      },
+      { nodeArgs: ['--import', SIGNAL_ON_LISTEN] },
+    );
+    const outcome = await endsWithin(run.child, ENDED_BOUND_MS);
+    expect(outcome).toEqual({ code: 0, ms: expect.any(Number) });
+    expect(run.stdout()).toContain('"msg":"signal received"');
+    expect(run.stdout()).toContain('"msg":"stopped"');
+  });
+
+  it('when SIGTERM comes while the database does not answer, then the start is given up within SHUTDOWN_TIMEOUT_MS plus a second, and it exits 1', async () => {
+    // A "database" that takes connections and never says a word: the start waits on it.
+    const held: Socket[] = [];
+    const connected = Promise.withResolvers<void>();
+    const silent = createServer((socket) => {
+      held.push(socket);
+      connected.resolve();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port: databasePort } = silent.address() as { port: number };
+    try {
+      const run = runMain({
+        PATH: process.env.PATH,
+        API_TOKENS: TOKEN,
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${databasePort}/plants?connect_timeout=600`,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+      });
+      await connected.promise;
+      run.child.kill('SIGTERM');
+      const outcome = await endsWithin(run.child, ENDED_BOUND_MS);
+      expect(outcome).toEqual({ code: 1, ms: expect.any(Number) });
+      // The promise: SHUTDOWN_TIMEOUT_MS plus a second; the rest is room for a busy machine.
+      if (outcome !== 'still running') expect(outcome.ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + 1_000 + 5_000);
+      expect(run.stdout()).toContain('"msg":"still starting at the deadline: exiting"');
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
+  });
 });
