@@ -122,6 +122,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onPlantCreated: dispatcher && (() => dispatcher.kick()),
     credentials,
     bodyLimit: config.bodyLimit,
+    corsOrigins: config.corsOrigins,
     logger,
     isShuttingDown: () => shuttingDown,
     metrics: createMetrics({
