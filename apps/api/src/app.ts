@@ -4,7 +4,9 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { afterCreate } from './after-create.ts';
 import type { CredentialChecker } from './auth/credentials.ts';
+import type { CorsOrigins } from './config/values.ts';
 import type { AppState } from './http/app-state.ts';
+import { crossOrigin } from './http/middleware/cors.ts';
 import { errorResponses } from './http/middleware/error-responses.ts';
 import { requestLog } from './http/middleware/request-log.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
@@ -25,6 +27,8 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** Called after each plant stored for the first time, beside the metrics' count (the webhook's relay). */
   readonly onPlantCreated?: (() => void) | undefined;
+  /** CORS_ORIGINS: the origins whose pages may read the answers; absent, no CORS header at all. */
+  readonly corsOrigins?: CorsOrigins | undefined;
 }
 
 /** The Plant Store HTTP app. It does not listen: see startServer. */
@@ -51,10 +55,16 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     bodyLimit: deps.bodyLimit,
   });
 
+  const cors = deps.corsOrigins === undefined ? undefined : crossOrigin(deps.corsOrigins);
+
   app.use(requestLog(deps.logger, metrics));
   app.use(errorResponses(isShuttingDown));
+  // Outside the request-head checks, so that their 400s are readable by a page too.
+  if (cors !== undefined) app.use(cors.answers);
   app.use(checkRequestHead());
   app.use(router.routes());
+  // Before the 405 that any other OPTIONS gets: the router has matched the path, and knows its methods.
+  if (cors !== undefined) app.use(cors.preflights);
   app.use(methodNotAllowed(router));
   return app;
 }

@@ -71,6 +71,7 @@ export async function composeService(
     onPlantCreated: dispatcher && (() => dispatcher.kick()),
     credentials,
     bodyLimit: config.bodyLimit,
+    corsOrigins: config.corsOrigins,
     logger,
     isShuttingDown: () => stopping,
     metrics: createMetrics({

@@ -68,6 +68,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 5_000,
       maxConnections: 'auto',
       sendTimeoutMs: 60_000,
+      corsOrigins: undefined,
       jwtIssuer: undefined,
       jwtAudience: undefined,
       jwtJwksUrl: undefined,
@@ -136,6 +137,7 @@ describe('loadConfig', () => {
       KEEP_ALIVE_TIMEOUT_MS: '1000',
       MAX_CONNECTIONS: '5000',
       SEND_TIMEOUT_MS: '2000',
+      CORS_ORIGINS: 'https://app.example, http://localhost:5173,https://app.example',
       GROUP_COMMIT: 'OFF',
       DATABASE_PREPARED_STATEMENTS: 'off',
       JWT_ISSUER: 'https://id.example.com/realms/plants',
@@ -206,6 +208,7 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 1000,
       maxConnections: 5000,
       sendTimeoutMs: 2000,
+      corsOrigins: ['https://app.example', 'http://localhost:5173'],
       jwtIssuer: 'https://id.example.com/realms/plants',
       jwtAudience: 'plant-store',
       jwtJwksUrl: 'https://id.example.com/realms/plants/protocol/openid-connect/certs',
@@ -616,6 +619,58 @@ describe('loadConfig', () => {
     expect(error.problems).toHaveLength(5);
     expect(error.message.split('\n')).toHaveLength(6);
     expect(error.message).toMatch(/^invalid configuration:\n {2}- /);
+  });
+
+  describe('CORS_ORIGINS', () => {
+    it('when it is *, then any origin is allowed', () => {
+      expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
+    });
+
+    it('when it lists origins as browsers send them (a port, an IP address, IPv6, another scheme), then each is kept once', () => {
+      expect(
+        loadConfig({
+          CORS_ORIGINS:
+            'https://app.example,http://localhost:5173,http://10.0.0.7:8080,http://[::1]:3000,chrome-extension://abcdef,https://app.example',
+        }).corsOrigins,
+      ).toStrictEqual([
+        'https://app.example',
+        'http://localhost:5173',
+        'http://10.0.0.7:8080',
+        'http://[::1]:3000',
+        'chrome-extension://abcdef',
+      ]);
+    });
+
+    it('when an origin is not as a browser sends it (a path, a trailing slash, capitals, the default port, no scheme, null), then each is named in a line of its own', () => {
+      const refused = [
+        'https://app.example/',
+        'https://app.example/app',
+        'https://App.example',
+        'HTTPS://app.example',
+        'https://app.example:443',
+        'http://app.example:80',
+        'app.example',
+        'https://app.example?x=1',
+        'https://user@app.example',
+        'null',
+      ];
+      const problems = problemsOf({ CORS_ORIGINS: ['https://good.example', ...refused].join(',') });
+      expect(problems).toStrictEqual(
+        refused.map(
+          (origin) =>
+            `CORS_ORIGINS must hold origins as a browser sends them, scheme://host[:port] in lower case without a path, a trailing slash or the scheme's default port, not "${origin}"`,
+        ),
+      );
+    });
+
+    it('when * comes with origins, or nothing but commas is given, then it is refused', () => {
+      expect(problemsOf({ CORS_ORIGINS: '*,https://app.example' })).toStrictEqual([
+        'CORS_ORIGINS must be * alone, or origins without *',
+      ]);
+      expect(problemsOf({ CORS_ORIGINS: ' , ' })).toStrictEqual([
+        'CORS_ORIGINS must name at least one origin, or be *',
+      ]);
+    });
   });
 
   describe('the webhook', () => {

@@ -13,6 +13,7 @@ import { setting } from './config/setting.ts';
 import { tokensFile } from './config/tokens-file.ts';
 import {
   autoOrWholeNumber,
+  corsOrigins,
   databaseUrl,
   httpUrl,
   jwtAlgorithms,
@@ -86,6 +87,8 @@ export const SETTINGS = {
   maxConnections: setting('MAX_CONNECTIONS', autoOrWholeNumber(1, 10_000_000), 'auto'),
   /** How long a client may take to read an answer once it is written: a reader that stalls is cut off. */
   sendTimeoutMs: setting('SEND_TIMEOUT_MS', wholeNumber(100, 3_600_000), '60000'),
+  /** Browsers (DESIGN.md): the origins whose pages may read the answers; unset, no CORS header at all. */
+  corsOrigins: setting('CORS_ORIGINS', corsOrigins),
   /** JWT access tokens (DESIGN.md): the issuer turns them on; the audience is required with it. */
   jwtIssuer: setting('JWT_ISSUER', httpUrl),
   jwtAudience: setting('JWT_AUDIENCE', text),

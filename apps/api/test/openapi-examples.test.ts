@@ -294,6 +294,7 @@ const COMPONENT_STATUSES: Readonly<Record<string, number>> = {
   NotImplemented: 501,
   ServiceUnavailable: 503,
   HttpVersionNotSupported: 505,
+  CorsPreflight: 204,
 };
 
 describe('the examples of the error responses', () => {

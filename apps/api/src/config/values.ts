@@ -205,3 +205,35 @@ export const retrySchedule: SettingValue<readonly number[]> = reading((text) => 
     return { problems: [`must be waits such as 5s,5m,2h: ${(error as Error).message}`] };
   }
 });
+
+/** The origins CORS_ORIGINS lets read the answers: exactly as browsers send `Origin`, or any (`*`). */
+export type CorsOrigins = '*' | readonly string[];
+
+// RFC 6454's serialization of an origin: lower-case scheme and host (a name, IPv4 or [IPv6]), an optional
+// port, nothing after it. Browsers send `Origin` this way, and it is compared as text.
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/** Whether a browser could send this text as its `Origin`: for http(s), also without the scheme's default port. */
+function isSerializedOrigin(origin: string): boolean {
+  if (!ORIGIN.test(origin)) return false;
+  if (!/^https?:/.test(origin)) return true;
+  return URL.canParse(origin) && new URL(origin).origin === origin;
+}
+
+/** CORS_ORIGINS: comma-separated origins (`https://app.example`, `http://localhost:5173`), or `*` alone. */
+export const corsOrigins: SettingValue<CorsOrigins> = reading<CorsOrigins>((text) => {
+  const origins = text
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  if (origins.length === 0) return { problems: ['must name at least one origin, or be *'] };
+  if (origins.includes('*'))
+    return origins.length === 1 ? { value: '*' } : { problems: ['must be * alone, or origins without *'] };
+  const problems = origins
+    .filter((origin) => !isSerializedOrigin(origin))
+    .map(
+      (origin) =>
+        `must hold origins as a browser sends them, scheme://host[:port] in lower case without a path, a trailing slash or the scheme's default port, not "${origin}"`,
+    );
+  return problems.length > 0 ? { problems } : { value: [...new Set(origins)] };
+});

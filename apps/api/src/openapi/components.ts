@@ -2,6 +2,7 @@
 // answers any request may get outside the operations. Also how an answer becomes a Response object.
 import { NewPlantObjectSchema } from '@plant-store/domain';
 import * as v from 'valibot';
+import { ALLOWED_HEADERS, PREFLIGHT_MAX_AGE_S } from '../http/middleware/cors.ts';
 import {
   ErrorBodySchema,
   HealthBodySchema,
@@ -161,6 +162,32 @@ const RESPONSES: Readonly<Record<string, Answer>> = {
     'The request has an `Expect` header other than `100-continue`; nothing was done.',
     EXPECTATION_FAILED_EXAMPLES,
   ),
+  CorsPreflight: {
+    description:
+      'With `CORS_ORIGINS` set: a preflight (`OPTIONS` with `Access-Control-Request-Method`) from a listed origin, on a path of the service. No token needed, no body, never `Access-Control-Allow-Credentials`.',
+    headers: {
+      'Access-Control-Allow-Origin': {
+        description: 'The origin of the request, or `*` when CORS_ORIGINS is `*`.',
+        required: true,
+        schema: { type: 'string' },
+      },
+      'Access-Control-Allow-Methods': {
+        description: 'The methods of the path, as `Allow` names them.',
+        required: true,
+        schema: { type: 'string' },
+      },
+      'Access-Control-Allow-Headers': {
+        description: `The request headers a page may send: ${ALLOWED_HEADERS.map((name) => `\`${name}\``).join(', ')}.`,
+        required: true,
+        schema: { type: 'string' },
+      },
+      'Access-Control-Max-Age': {
+        description: `Seconds a browser may keep this answer: ${PREFLIGHT_MAX_AGE_S}.`,
+        required: true,
+        schema: { type: 'string', pattern: '^[0-9]+$' },
+      },
+    },
+  },
 };
 
 export function components(): Record<string, JsonObject> {

@@ -2,6 +2,7 @@
 // that it says what the router serves; served at GET /openapi.json and committed as apps/api/openapi.json.
 import { stringifyExactJson } from '@plant-store/domain';
 import { DEFAULT_SCOPES } from '../auth/credentials.ts';
+import { EXPOSED_HEADERS } from '../http/middleware/cors.ts';
 import { answersOf } from '../operations/answers.ts';
 import type { Operation, Parameter, Parameters } from '../operations/operation.ts';
 import { OPERATIONS, TAGS } from '../operations/table.ts';
@@ -30,7 +31,13 @@ headers or one that is not \`host[:port]\`, or a request target with a \`#\` fra
 than \`chunked\` alone, 501 (nothing is read or stored); an HTTP version other than 1.0 and 1.1, 505. While the
 service is out of file descriptors, a request that needs one answers 503 with \`Retry-After\`. With \`Expect: 100-continue\`, \`100 Continue\` is sent
 only once the credential, media type and declared size are accepted. A request pipelined behind an answer that
-closes the connection is not run. Every answer carries \`X-Request-Id\`.`;
+closes the connection is not run. Every answer carries \`X-Request-Id\`.
+
+Browsers (CORS): off unless \`CORS_ORIGINS\` is set. Then every answer to a request whose \`Origin\` is listed, failures
+included, carries \`Access-Control-Allow-Origin\` (that origin, or \`*\`), \`Vary: Origin\` and
+\`Access-Control-Expose-Headers\` (${EXPOSED_HEADERS.map((name) => `\`${name}\``).join(', ')}); a
+preflight (\`OPTIONS\` with \`Access-Control-Request-Method\`) from a listed origin on a known path answers 204
+without a token (\`CorsPreflight\`); any other \`OPTIONS\` on a known path answers 405.`;
 
 type JsonObject = Record<string, unknown>;
 

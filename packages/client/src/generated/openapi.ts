@@ -217,6 +217,21 @@ export interface components {
         };
     };
     responses: {
+        /** @description With `CORS_ORIGINS` set: a preflight (`OPTIONS` with `Access-Control-Request-Method`) from a listed origin, on a path of the service. No token needed, no body, never `Access-Control-Allow-Credentials`. */
+        CorsPreflight: {
+            headers: {
+                /** @description The request headers a page may send: `Authorization`, `Content-Type`, `If-Match`, `If-None-Match`, `traceparent`, `tracestate`, `X-Request-Id`. */
+                "Access-Control-Allow-Headers": string;
+                /** @description The methods of the path, as `Allow` names them. */
+                "Access-Control-Allow-Methods": string;
+                /** @description The origin of the request, or `*` when CORS_ORIGINS is `*`. */
+                "Access-Control-Allow-Origin": string;
+                /** @description Seconds a browser may keep this answer: 600. */
+                "Access-Control-Max-Age": string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The request has an `Expect` header other than `100-continue`; nothing was done. */
         ExpectationFailed: {
             headers: {
