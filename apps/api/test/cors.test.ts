@@ -310,23 +310,18 @@ function describeCors(storageName: string, openStorage: () => Promise<PlantStora
     });
 
     it('when the service is stopping and /readyz answers 503, then a listed origin can read it: the headers and Retry-After exposed', async () => {
-      let endGrace = (): void => {};
-      const grace = new Promise<void>((resolve) => {
-        endGrace = resolve;
+      // The grace keeps the service serving, /readyz 503, while it stops: long enough for one request.
+      const server = await startTestServer(await openStorage(), {
+        CORS_ORIGINS: APP,
+        SHUTDOWN_GRACE_MS: '5000',
+        SHUTDOWN_TIMEOUT_MS: '8000',
       });
-      const server = await startTestServer(
-        await openStorage(),
-        { CORS_ORIGINS: APP, SHUTDOWN_GRACE_MS: '3000', SHUTDOWN_TIMEOUT_MS: '5000' },
-        undefined,
-        { waitGrace: () => grace },
-      );
       const stopping = server.stop();
       try {
         const answer = await fetch(`${server.url}/readyz`, { headers: { Origin: APP } });
         await expectErrorResponse(answer.clone(), 503);
         expectCorsHeaders(answer.headers, APP);
       } finally {
-        endGrace();
         await stopping;
       }
     });
