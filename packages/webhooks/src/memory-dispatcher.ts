@@ -2,12 +2,11 @@ import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { PlantEventOutbox } from '@plant-store/domain';
 import {
   attemptJob,
-  type DeliveryJob,
-  firstAttempts,
   type WebhookConfig,
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
+import { type DeliveryJob, firstAttempts } from './delivery-job.ts';
 import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
 
 /** Attempts under way at once, at most: a flood of creates does not open a socket each. */

@@ -12,13 +12,12 @@ import {
 } from 'pg-boss';
 import {
   attemptJob,
-  type DeliveryJob,
-  firstAttempts,
   type NextStep,
   type WebhookConfig,
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
+import { type DeliveryJob, firstAttempts } from './delivery-job.ts';
 import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
 import { linksTo } from './tracing.ts';
 

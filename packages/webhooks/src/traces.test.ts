@@ -21,8 +21,9 @@ import {
   type TestReceiver,
 } from '@plant-store/test-support';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryJob, WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
+import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
 import { attemptJob } from './deliveries.ts';
+import type { DeliveryJob } from './delivery-job.ts';
 import { startMemoryDispatcher } from './memory-dispatcher.ts';
 import { DELIVERY_QUEUE, startPgBossDispatcher } from './pg-boss-dispatcher.ts';
 import { inRelaySpan } from './relay-loop.ts';
