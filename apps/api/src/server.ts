@@ -6,10 +6,7 @@ import { hardenServer } from '@plant-store/http-hardening';
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
 import { type DestinationStream, pino } from 'pino';
 import { createApp } from './app.ts';
-import { createCredentialChecker } from './auth/credentials.ts';
-import { createKeyStore } from './auth/jwks-keys.ts';
-import { createJwtVerifier } from './auth/jwt-verifier.ts';
-import { fixedTokenSet, reloadingTokenSet } from './auth/token-set.ts';
+import { configuredCredentials } from './auth/configured-credentials.ts';
 import type { Config } from './config.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { closingShareMs, finishBy } from './stop-budget.ts';
@@ -82,33 +79,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await storage.close();
     throw error;
   }
-  const jwtKeys =
-    config.jwtIssuer === undefined
-      ? undefined
-      : createKeyStore({ issuer: config.jwtIssuer, jwksUrl: config.jwtJwksUrl, logger });
-  const credentials = createCredentialChecker({
-    staticTokens:
-      config.tokensFile === undefined
-        ? fixedTokenSet(config.tokens)
-        : reloadingTokenSet({ tokens: config.tokens, file: config.tokensFile, logger }),
-    hasStaticTokens: config.tokens.length > 0 || config.tokensFile !== undefined,
-    scopes: { read: config.jwtScopeRead, write: config.jwtScopeWrite },
-    ...(jwtKeys === undefined || config.jwtIssuer === undefined || config.jwtAudience === undefined
-      ? {}
-      : {
-          jwt: {
-            verifier: createJwtVerifier({
-              keys: jwtKeys,
-              issuer: config.jwtIssuer,
-              audience: config.jwtAudience,
-              algorithms: config.jwtAlgorithms,
-              clockToleranceSeconds: config.jwtClockToleranceS,
-              strictProfile: config.jwtStrictProfile,
-            }),
-            ready: () => jwtKeys.ready(),
-          },
-        }),
-  });
+  const { checker: credentials, jwtKeys } = configuredCredentials(config, logger);
   if (!credentials.configured)
     logger.warn('no API token is configured: every request that needs one answers 401');
   // Not awaited: the service starts while the provider is down, and /readyz says 503 until the keys come.
