@@ -97,8 +97,6 @@ export interface WebhookDispatcher {
   /** A plant was created: hand the outbox on soon (it is also looked at every second). */
   kick(): void;
   backlog(): Promise<WebhookBacklog>;
-  /** Puts every dead delivery back in the queue with a fresh schedule; resolves with how many. */
-  redeliverDead(): Promise<number>;
   /**
    * Stops taking work and gives attempts under way `graceMs` (default 0) to finish; those still
    * running then are abandoned, their requests destroyed, and stay queued for a later try.
