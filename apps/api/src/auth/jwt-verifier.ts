@@ -78,13 +78,11 @@ export interface JwtVerifier {
 
 export interface JwtVerifierOptions extends JwtSettings {
   readonly keys: KeyStore;
-  readonly now?: () => number;
 }
 
 export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const algorithms = options.algorithms.filter((algorithm) => algorithm !== 'none' && !HMAC.test(algorithm));
   if (algorithms.length === 0) throw new Error('no asymmetric JWT algorithm is allowed');
-  const now = options.now ?? Date.now;
 
   return {
     async verify(token) {
@@ -97,7 +95,6 @@ export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
           clockTolerance: options.clockToleranceSeconds,
           requiredClaims: options.strictProfile ? ['exp', 'iat', 'sub', 'client_id', 'jti'] : ['exp'],
           ...(options.strictProfile ? { typ: 'at+jwt' } : {}),
-          currentDate: new Date(now()),
         }));
       } catch (error) {
         if (error instanceof KeysUnavailableError) throw error;
