@@ -61,7 +61,11 @@ export async function composeService(
     await storage.close();
     throw error;
   });
-  const { credentials, jwtKeys } = configuredCredentials(config, logger);
+  const { checker: credentials, jwtKeys } = configuredCredentials(config, logger);
+  if (!credentials.configured)
+    logger.warn('no API token is configured: every request that needs one answers 401');
+  // Not awaited: the service starts while the provider is down, and /readyz says 503 until the keys come.
+  void jwtKeys?.start();
 
   let stopping = false;
   // A plant stored for the first time wakes the webhook's relay: its event goes now, not at the next tick.

@@ -1,6 +1,7 @@
 import { DEFAULT_RETRY_SCHEDULE } from '@plant-store/webhooks';
 import type { LevelWithSilent } from 'pino';
 import * as v from 'valibot';
+import { DEFAULT_SCOPES } from './auth/credentials.ts';
 import { tokenList } from './config/bearer-tokens.ts';
 import {
   certificateFile,
@@ -96,8 +97,8 @@ export const SETTINGS = {
   jwtJwksUrl: setting('JWT_JWKS_URL', httpUrl),
   jwtAlgorithms: setting('JWT_ALGORITHMS', jwtAlgorithms, 'RS256,PS256,ES256,EdDSA'),
   jwtClockToleranceS: setting('JWT_CLOCK_TOLERANCE_S', wholeNumber(0, 600), '30'),
-  jwtScopeRead: setting('JWT_SCOPE_READ', scopeName, 'plants:read'),
-  jwtScopeWrite: setting('JWT_SCOPE_WRITE', scopeName, 'plants:write'),
+  jwtScopeRead: setting('JWT_SCOPE_READ', scopeName, DEFAULT_SCOPES.read),
+  jwtScopeWrite: setting('JWT_SCOPE_WRITE', scopeName, DEFAULT_SCOPES.write),
   /** RFC 9068's profile: `typ: at+jwt` and its claims (sub, client_id, iat, jti) required. */
   jwtStrictProfile: setting('JWT_STRICT_PROFILE', onOff, 'off'),
   /** The webhook on creation (DESIGN.md): where each plant created is POSTed; unset, none is sent. */

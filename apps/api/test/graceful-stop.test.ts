@@ -6,7 +6,8 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { staticCredentials } from '../src/auth/credentials.ts';
+import { configuredCredentials } from '../src/auth/configured-credentials.ts';
+import { loadConfig } from '../src/config.ts';
 import { expectErrorResponse } from './support/expect-error.ts';
 import { startTestServer } from './support/test-server.ts';
 
@@ -164,7 +165,7 @@ describe('stopping the server', () => {
   it('when the server is shutting down, then /readyz answers 503 and every answer closes its connection', async () => {
     const app = createApp({
       storage: openMemoryPlantStorage(),
-      credentials: staticCredentials(['t']),
+      credentials: configuredCredentials(loadConfig({ API_TOKENS: 't' }), pino({ level: 'silent' })).checker,
       bodyLimit: 1024,
       logger: pino({ level: 'silent' }),
       isShuttingDown: () => true,

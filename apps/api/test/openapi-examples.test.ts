@@ -8,7 +8,8 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { staticCredentials } from '../src/auth/credentials.ts';
+import { configuredCredentials } from '../src/auth/configured-credentials.ts';
+import { loadConfig } from '../src/config.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import type { ErrorExample } from '../src/operations/error-examples.ts';
 import * as errorExamples from '../src/operations/error-examples.ts';
@@ -99,7 +100,7 @@ beforeAll(async () => {
   // served here with its stopping flag up.
   const app = createApp({
     storage: openMemoryPlantStorage(),
-    credentials: staticCredentials([TOKEN]),
+    credentials: configuredCredentials(loadConfig({ API_TOKENS: TOKEN }), pino({ level: 'silent' })).checker,
     bodyLimit: 65_536,
     logger: pino({ level: 'silent' }),
     isShuttingDown: () => true,

@@ -6,7 +6,8 @@ import { openMemoryPlantStorage } from '@plant-store/storage-memory';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
-import { staticCredentials } from '../src/auth/credentials.ts';
+import { configuredCredentials } from '../src/auth/configured-credentials.ts';
+import { loadConfig } from '../src/config.ts';
 import type { AppState } from '../src/http/app-state.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import {
@@ -45,7 +46,7 @@ const published = new Map<string, string | undefined>(
 function servedLayers(): Router<AppState>['stack'] {
   const app = createApp({
     storage: openMemoryPlantStorage(),
-    credentials: staticCredentials([TOKEN]),
+    credentials: configuredCredentials(loadConfig({ API_TOKENS: TOKEN }), pino({ level: 'silent' })).checker,
     bodyLimit: 65_536,
     logger: pino({ level: 'silent' }),
   });

@@ -1,6 +1,7 @@
 // The server span of each request, in this process with an in-memory tracer: the failures a client
 // cannot cause on purpose (a storage outage, a fault) and the odd requests, which traces.test.ts's
 // processes do not reach.
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -68,6 +69,16 @@ describe('the server span of a request', () => {
     expect(spans).toHaveLength(1);
     return spans[0] as ReadableSpan;
   }
+
+  it("when a request is traced, then its span's instrumentation scope is the package, by the name and version package.json says", async () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect((await server.createPlant({ id: 3, name: 'c' })).status).toBe(200);
+    expect(serverSpan().instrumentationScope).toStrictEqual({
+      name: manifest.name,
+      version: manifest.version,
+      schemaUrl: undefined,
+    });
+  });
 
   it('when storage is down (503), then the span fails with the exception as its error type', async () => {
     fake.failure = new StorageUnavailableError('connect ECONNREFUSED 10.0.0.7:5432');

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { startInMemoryTracing } from '@plant-store/test-support';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { groupCommit } from './group-commit.ts';
@@ -7,11 +7,9 @@ const tracing = startInMemoryTracing();
 afterAll(() => tracing.stop());
 beforeEach(() => tracing.reset());
 
-const tracer = (): Tracer => trace.getTracer('group-commit-traces.test');
-
 /** Makes each call inside a span of its own, named `call <item>`, ended once the call is answered. */
 function tracedCall<T>(commit: (item: number) => Promise<T>, item: number): Promise<T> {
-  return tracer().startActiveSpan(`call ${item}`, (span) => commit(item).finally(() => span.end()));
+  return tracing.withinSpan(`call ${item}`, () => commit(item));
 }
 
 const spanNamed = (name: string) => {

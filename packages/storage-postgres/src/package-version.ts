@@ -1,4 +1,5 @@
-// The tracer's name and version. A constant, not a read of package.json: it works from a bundle too;
-// package-version.test.ts keeps it equal to package.json's.
+// The instrumentation scope of this package's spans, as OpenTelemetry names it: the package's name and
+// version. Constants, not a read of package.json, so that a bundle keeps them; package-version.test.ts
+// holds them to package.json.
 export const PACKAGE_NAME = '@plant-store/storage-postgres';
 export const PACKAGE_VERSION = '2.2.0';

@@ -1,4 +1,4 @@
-import { type Attributes, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { plantCreated } from '@plant-store/domain';
 import {
   EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
@@ -28,8 +28,6 @@ beforeEach(() => tracing.reset());
 
 type ReadableSpan = ReturnType<InMemoryTracing['spans']>[number];
 
-const tracer = (): Tracer => trace.getTracer('traces.test');
-
 interface Database {
   /** What every statement span says of where it ran. */
   readonly connection: Attributes;
@@ -47,11 +45,6 @@ function spanNamed(name: string): ReadableSpan {
 
 const childrenOf = (parent: ReadableSpan) =>
   tracing.spans().filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId);
-
-/** Runs `work` in a span of its own, named `name`, and answers what it answered. */
-function inSpan<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(name, (span) => work().finally(() => span.end()));
-}
 
 function describeStatementSpans(name: string, database: Database): void {
   // Each test opens a storage of its own: on PGlite, a start of embedded PostgreSQL.
@@ -76,7 +69,7 @@ function describeStatementSpans(name: string, database: Database): void {
       const opened = await open();
       tracing.reset();
       const id = randomPlantId();
-      await inSpan('request', () => opened.plants.findById(id));
+      await tracing.withinSpan('request', () => opened.plants.findById(id));
 
       const request = spanNamed('request');
       const select = spanNamed('SELECT plants');
@@ -106,7 +99,9 @@ function describeStatementSpans(name: string, database: Database): void {
       // Made in one turn of the event loop: they join one batch.
       await Promise.all(
         plants.map((plant, index) =>
-          inSpan(`create ${index}`, () => opened.plants.insertIfAbsent(plant, plantCreated(plant))),
+          tracing.withinSpan(`create ${index}`, () =>
+            opened.plants.insertIfAbsent(plant, plantCreated(plant)),
+          ),
         ),
       );
 
@@ -134,7 +129,9 @@ function describeStatementSpans(name: string, database: Database): void {
     it('when group commit is off, then a create makes no batch span: its INSERT is a child of the create', async () => {
       const opened = await open({ groupCommit: false });
       tracing.reset();
-      await inSpan('create', () => opened.plants.insertIfAbsent({ id: randomPlantId(), name: 'alone' }));
+      await tracing.withinSpan('create', () =>
+        opened.plants.insertIfAbsent({ id: randomPlantId(), name: 'alone' }),
+      );
       expect(tracing.spans().map((span) => span.name)).toStrictEqual(['INSERT plants', 'create']);
       expect(spanNamed('INSERT plants').parentSpanContext?.spanId).toBe(
         spanNamed('create').spanContext().spanId,
@@ -146,7 +143,7 @@ function describeStatementSpans(name: string, database: Database): void {
       const plant = { id: randomPlantId(), name: 'relayed' };
       await opened.plants.insertIfAbsent(plant, plantCreated(plant));
       tracing.reset();
-      await inSpan('relay', async () => opened.events?.relay(10, async () => {}));
+      await tracing.withinSpan('relay', async () => opened.events?.relay(10, async () => {}));
       const relay = spanNamed('relay');
       const statements = childrenOf(relay);
       expect(statements.map((span) => span.name)).toStrictEqual([
@@ -166,7 +163,9 @@ function describeStatementSpans(name: string, database: Database): void {
     it('when a statement fails, then its span is an error with the SQLSTATE as error.type and db.response.status_code', async () => {
       const db = database.kysely();
       try {
-        await expect(inSpan('request', () => sql`select 1 / 0`.execute(db))).rejects.toMatchObject({
+        await expect(
+          tracing.withinSpan('request', () => sql`select 1 / 0`.execute(db)),
+        ).rejects.toMatchObject({
           code: '22012',
         });
       } finally {

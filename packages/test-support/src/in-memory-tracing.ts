@@ -13,6 +13,11 @@ export interface InMemoryTracing {
   spans(): ReadableSpan[];
   /** Forgets the spans ended so far. */
   reset(): void;
+  /**
+   * Runs `work` in a span of the test's own, named `name` and ended once `work` settles, standing for
+   * a caller's (a request's): the spans the code under test makes are its children.
+   */
+  withinSpan<T>(name: string, work: () => Promise<T>): Promise<T>;
   /** Unregisters everything it registered: the API is a no-op again. */
   stop(): Promise<void>;
 }
@@ -39,6 +44,10 @@ export function startInMemoryTracing(): InMemoryTracing {
   return {
     spans: () => exporter.getFinishedSpans(),
     reset: () => exporter.reset(),
+    withinSpan: (name, work) =>
+      provider
+        .getTracer('@plant-store/test-support')
+        .startActiveSpan(name, (span) => work().finally(() => span.end())),
     async stop() {
       await provider.shutdown();
       trace.disable();

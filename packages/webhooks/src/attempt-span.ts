@@ -9,7 +9,7 @@ import {
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
 import type { AttemptOutcome } from './attempt.ts';
-import type { DeliveryJob } from './deliveries.ts';
+import type { DeliveryJob } from './delivery-job.ts';
 import { ATTR_WEBHOOK_ATTEMPT, ATTR_WEBHOOK_EVENT_ID } from './semconv.ts';
 import { contextOf, inSpan } from './tracing.ts';
 

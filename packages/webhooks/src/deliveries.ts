@@ -1,8 +1,7 @@
-import { type RecordedEvent, stringifyExactJson } from '@plant-store/domain';
 import { type AttemptOutcome, attemptDelivery } from './attempt.ts';
 import { inAttemptSpan } from './attempt-span.ts';
+import type { DeliveryJob } from './delivery-job.ts';
 import { nextRetryDelay } from './schedule.ts';
-import type { TraceCarrier } from './tracing.ts';
 
 /** What the service was told: where to deliver, how to sign, when to try again, how long to wait. */
 export interface WebhookConfig {
@@ -16,23 +15,6 @@ export interface WebhookConfig {
    * takes no more from the outbox until some finish. Default 10,000.
    */
   readonly maxEventsInMemory?: number | undefined;
-}
-
-/** One event for one URL, as a queue keeps it between attempts (plain JSON). */
-export interface DeliveryJob {
-  readonly eventId: string;
-  readonly url: string;
-  /** The NewPlant JSON, exact: sent and signed as it is. */
-  readonly body: string;
-  /** When the plant was stored (ISO 8601), for the age of the oldest undelivered event. */
-  readonly recordedAt: string;
-  /** Attempts made before this one: 0 for the first. */
-  readonly attempt: number;
-  /**
-   * The W3C trace context of the create that recorded the event (RecordedEvent.traceContext), kept
-   * through retries, the dead queue and a redelivery: every attempt continues that trace.
-   */
-  readonly traceContext?: TraceCarrier;
 }
 
 /** Told of every outcome: the service counts them in /metrics and logs them. */
@@ -54,25 +36,6 @@ export type NextStep =
   | { readonly kind: 'dead'; readonly job: DeliveryJob }
   /** Stopped before the receiver answered: the same attempt is to be made again. */
   | { readonly kind: 'abandoned'; readonly job: DeliveryJob };
-
-/** The webhook body: the NewPlant JSON with the id as an exact integer. */
-export function webhookBody(recorded: RecordedEvent): string {
-  return stringifyExactJson(recorded.event.plant);
-}
-
-/** The first attempt of each event at each URL. */
-export function firstAttempts(events: readonly RecordedEvent[], urls: readonly string[]): DeliveryJob[] {
-  return events.flatMap((recorded) => {
-    const body = webhookBody(recorded);
-    const recordedAt = recorded.recordedAt.toISOString();
-    const { traceContext } = recorded;
-    return urls.map((url) =>
-      traceContext === undefined
-        ? { eventId: recorded.id, url, body, recordedAt, attempt: 0 }
-        : { eventId: recorded.id, url, body, recordedAt, attempt: 0, traceContext },
-    );
-  });
-}
 
 /** Decides what follows an attempt's outcome, and tells the observer. */
 export function nextStep(
@@ -134,8 +97,6 @@ export interface WebhookDispatcher {
   /** A plant was created: hand the outbox on soon (it is also looked at every second). */
   kick(): void;
   backlog(): Promise<WebhookBacklog>;
-  /** Puts every dead delivery back in the queue with a fresh schedule; resolves with how many. */
-  redeliverDead(): Promise<number>;
   /**
    * Stops taking work and gives attempts under way `graceMs` (default 0) to finish; those still
    * running then are abandoned, their requests destroyed, and stay queued for a later try.

@@ -17,7 +17,12 @@ import { fromPglite, PgBoss } from 'pg-boss';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
 import { startMemoryDispatcher } from './memory-dispatcher.ts';
-import { DELIVERY_QUEUE, jobQueueSchema, startPgBossDispatcher } from './pg-boss-dispatcher.ts';
+import {
+  DELIVERY_QUEUE,
+  jobQueueSchema,
+  redeliverDeadWebhooks,
+  startPgBossDispatcher,
+} from './pg-boss-dispatcher.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 
 /** Counts what the dispatcher reported, as /metrics does. */
@@ -47,6 +52,8 @@ interface Harness {
    * memory. Durable: another dispatcher started on the same storage takes up its work.
    */
   queue?: (storage: PlantStorage) => PgBoss;
+  /** The operator's redelivery of the dead (pnpm webhooks:redeliver); absent in memory, where there is none. */
+  redeliver?: (storage: PlantStorage) => Promise<number>;
 }
 
 /** Runs `change` on the storage's job queue through a pg-boss of the test's own. */
@@ -170,7 +177,7 @@ function describeDispatcher(name: string, harness: Harness): void {
       expect(counts.dead).toBe(0);
     });
 
-    it('when every attempt fails, then the delivery is dead, counted, and an operator can redeliver it', async () => {
+    it('when every attempt fails, then the delivery is dead and counted', async () => {
       const { hooks, create, counts, dispatcher } = await setUp(1, [30, 30]);
       const hook = hooks[0] as TestReceiver;
       hook.answer = (_request, response) => void response.writeHead(500).end();
@@ -183,22 +190,35 @@ function describeDispatcher(name: string, harness: Harness): void {
       );
       expect(hook.received).toHaveLength(3);
       expect(counts.attemptsFailed).toBe(3);
-
-      hook.answer = (_request, response) => void response.writeHead(204).end();
-      await expect(dispatcher.redeliverDead()).resolves.toBe(1);
-      dispatcher.kick();
-      await eventually(() => counts.delivered === 1, 'delivered once redelivered');
-      expect(hook.received).toHaveLength(4);
-      expect(new Set(hook.received.map((entry) => entry.id)).size).toBe(1);
-      expect(hook.received[3]?.body).toBe(`{"id":${plant.id},"name":"stubborn"}`);
-      // The observer hears of the delivery when the receiver answers; the queue completes the job
-      // after the batch's handler returns, so the backlog empties a moment later, not at once.
-      await eventually(
-        async () => (await dispatcher.backlog()).oldestUndeliveredAt === undefined,
-        'nothing left undelivered',
-      );
-      expect(await dispatcher.backlog()).toStrictEqual({ dead: 0, oldestUndeliveredAt: undefined });
     });
+
+    const { redeliver } = harness;
+    if (redeliver)
+      it('when an operator redelivers the dead deliveries (pnpm webhooks:redeliver), then each is sent again, with its webhook-id, until delivered', async () => {
+        const { hooks, create, counts, dispatcher, storage } = await setUp(1, [30, 30]);
+        const hook = hooks[0] as TestReceiver;
+        hook.answer = (_request, response) => void response.writeHead(500).end();
+        const plant = { id: randomPlantId(), name: 'stubborn' };
+        await create(plant);
+        await eventually(
+          async () => (await dispatcher.backlog()).dead === 1,
+          'one dead delivery in the backlog',
+        );
+
+        hook.answer = (_request, response) => void response.writeHead(204).end();
+        await expect(redeliver(storage)).resolves.toBe(1);
+        await eventually(() => counts.delivered === 1, 'delivered once redelivered');
+        expect(hook.received).toHaveLength(4);
+        expect(new Set(hook.received.map((entry) => entry.id)).size).toBe(1);
+        expect(hook.received[3]?.body).toBe(`{"id":${plant.id},"name":"stubborn"}`);
+        // The observer hears of the delivery when the receiver answers; the queue completes the job
+        // after the batch's handler returns, so the backlog empties a moment later, not at once.
+        await eventually(
+          async () => (await dispatcher.backlog()).oldestUndeliveredAt === undefined,
+          'nothing left undelivered',
+        );
+        expect(await dispatcher.backlog()).toStrictEqual({ dead: 0, oldestUndeliveredAt: undefined });
+      });
 
     it('when the receiver answers 503 with Retry-After, then the next attempt waits that long', async () => {
       // Planned: 10 ms. The receiver asks for a second, within the schedule's longest wait (5 s).
@@ -271,7 +291,7 @@ function describeDispatcher(name: string, harness: Harness): void {
         expect(hook.verified()).toHaveLength(2);
       });
 
-    if (harness.queue)
+    if (harness.queue && redeliver)
       it("when an attempt is abandoned after pg-boss's own retries are spent, then the delivery is kept as dead, not dropped", async () => {
         const { hooks, create, dispatcher, storage, config } = await setUp(1, [50], 600_000);
         const hook = hooks[0] as TestReceiver;
@@ -290,7 +310,7 @@ function describeDispatcher(name: string, harness: Harness): void {
         const next = await harness.start(storage, config, later.observer);
         running.unshift({ storage, dispatcher: next });
         await eventually(async () => (await next.backlog()).dead === 1, 'one dead delivery');
-        await expect(next.redeliverDead()).resolves.toBe(1);
+        await expect(redeliver(storage)).resolves.toBe(1);
         await eventually(() => later.counts.delivered === 1, 'delivered once redelivered');
         expect(hook.received).toHaveLength(2);
         expect(hook.received[1]?.id).toBe(hook.received[0]?.id);
@@ -316,6 +336,10 @@ describeDispatcher('pg-boss on PGlite', {
       supervise: false,
       schedule: false,
     });
+  },
+  redeliver: (storage) => {
+    const { pglite, schema } = storage as Awaited<ReturnType<typeof openPglitePlantStorage>>;
+    return redeliverDeadWebhooks({ kind: 'pglite', pglite }, schema);
   },
   open: () => openPglitePlantStorage({ events: true }),
   start: (storage, config, observer) => {
@@ -355,6 +379,11 @@ describe.skipIf(!server)(`on a PostgreSQL server (${server?.source ?? 'none'})`,
         supervise: false,
         schedule: false,
       }),
+    redeliver: (storage) =>
+      redeliverDeadWebhooks(
+        { kind: 'postgres', connectionString: connectionString() },
+        (storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>).schema,
+      ),
     open: async () => {
       testSchema = await createTestSchema(server?.connectionString ?? '', "the file's server");
       return openPostgresPlantStorage({ connectionString: testSchema.connectionString, events: true });

@@ -3,12 +3,12 @@
 
 export { redactedUrl } from './attempt-span.ts';
 export type {
-  DeliveryJob,
   WebhookBacklog,
   WebhookConfig,
   WebhookDispatcher,
   WebhookObserver,
 } from './deliveries.ts';
+export type { DeliveryJob } from './delivery-job.ts';
 export { startMemoryDispatcher } from './memory-dispatcher.ts';
 export { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './schedule.ts';
 export { parseWebhookSecrets } from './secrets.ts';

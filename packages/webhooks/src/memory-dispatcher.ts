@@ -2,12 +2,11 @@ import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { PlantEventOutbox } from '@plant-store/domain';
 import {
   attemptJob,
-  type DeliveryJob,
-  firstAttempts,
   type WebhookConfig,
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
+import { type DeliveryJob, firstAttempts } from './delivery-job.ts';
 import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
 
 /** Attempts under way at once, at most: a flood of creates does not open a socket each. */
@@ -26,7 +25,8 @@ interface Waiting {
  * themselves live in memory only (DESIGN.md). Same schedule, signing and outcomes as the durable queue.
  * It holds the deliveries of at most `config.maxEventsInMemory` events, and takes more from the outbox
  * only as earlier ones finish: while a receiver is down, the outbox fills instead, and its own bound
- * refuses creates. As many dead deliveries are kept, the oldest dropped first.
+ * refuses creates. Dead deliveries are counted, not kept: with the events in this process alone, no
+ * operator's command can reach them to deliver them again.
  */
 export function startMemoryDispatcher(
   outbox: PlantEventOutbox,
@@ -39,16 +39,11 @@ export function startMemoryDispatcher(
   const waiting = new Map<symbol, Waiting>();
   const ready: symbol[] = [];
   const inFlight = new Set<Promise<void>>();
-  let dead: DeliveryJob[] = [];
+  let dead = 0;
   let stopped = false;
   // The relay found no room: a delivery that finishes makes some, and the relay runs again then.
   let starved = false;
   const stopping = new AbortController();
-
-  const keepDead = (job: DeliveryJob): void => {
-    dead.push(job);
-    if (dead.length > maxEvents) dead.shift();
-  };
 
   const pump = (): void => {
     while (!stopped && inFlight.size < MAX_IN_FLIGHT && ready.length > 0) {
@@ -63,7 +58,7 @@ export function startMemoryDispatcher(
           if (step.kind === 'abandoned') return;
           waiting.delete(key);
           if (step.kind === 'retry') schedule(step.job, step.delayMs);
-          if (step.kind === 'dead') keepDead(step.job);
+          if (step.kind === 'dead') dead += 1;
           if (starved && step.kind !== 'retry') {
             starved = false;
             relay.kick();
@@ -119,15 +114,9 @@ export function startMemoryDispatcher(
       let oldest = (await outbox.oldestRecordedAt())?.getTime() ?? Number.POSITIVE_INFINITY;
       for (const entry of waiting.values()) if (entry.recordedAtMs < oldest) oldest = entry.recordedAtMs;
       return {
-        dead: dead.length,
+        dead,
         oldestUndeliveredAt: oldest === Number.POSITIVE_INFINITY ? undefined : new Date(oldest),
       };
-    },
-    async redeliverDead() {
-      const again = dead;
-      dead = [];
-      for (const job of again) schedule(job, 0);
-      return again.length;
     },
     async stop(graceMs = 0) {
       stopped = true;

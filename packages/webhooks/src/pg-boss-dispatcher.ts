@@ -12,13 +12,12 @@ import {
 } from 'pg-boss';
 import {
   attemptJob,
-  type DeliveryJob,
-  firstAttempts,
   type NextStep,
   type WebhookConfig,
   type WebhookDispatcher,
   type WebhookObserver,
 } from './deliveries.ts';
+import { type DeliveryJob, firstAttempts } from './delivery-job.ts';
 import { inRelaySpan, startRelayLoop } from './relay-loop.ts';
 import { linksTo } from './tracing.ts';
 
@@ -65,8 +64,6 @@ export interface PgBossDispatcherOptions {
   readonly config: WebhookConfig;
   readonly observer: WebhookObserver;
   readonly onError: (error: unknown) => void;
-  /** Deliver (false: only the queue, for an operator's command). Default true. */
-  readonly work?: boolean;
 }
 
 function insertOf(job: DeliveryJob, delayMs = 0): JobInsert {
@@ -157,62 +154,56 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
 
   // Aborted when stop's grace is spent: attempts still under way are abandoned.
   const stopping = new AbortController();
-  let workerId: string | undefined;
-  if (options.work !== false) {
-    workerId = await boss.work<DeliveryJob>(
-      DELIVERY_QUEUE,
-      {
-        batchSize: BATCH_SIZE,
-        // Two batches in flight: one slow receiver's attempts do not hold up every other delivery.
-        localConcurrency: 2,
-        pollingIntervalSeconds: 0.5,
-        burstWhenBatchFull: true,
-        // An abandoned attempt fails its job alone, which pg-boss retries; the rest of the batch completes.
-        perJobResults: true,
-      },
-      async (jobs): Promise<JobResult[]> => {
-        // pg-boss runs this in its CONSUMER span (`process plant-webhook-deliveries`), linked to the
-        // jobs' sends: linked to their creates too, the batch is found from the events it delivered.
-        trace.getActiveSpan()?.addLinks(linksTo(jobs.map((job) => job.data)));
-        const steps = await Promise.all(
-          jobs.map((job) =>
-            attemptJob(config, job.data, observer, AbortSignal.any([job.signal, stopping.signal])),
-          ),
-        );
-        // The follow-ups are written before the batch completes: a process killed between the two
-        // leaves its jobs to expire and run again, a duplicate (same webhook-id), never a loss.
-        await settle(steps);
-        return jobs.map((job, index) =>
-          steps[index]?.kind === 'abandoned'
-            ? {
-                id: job.id,
-                status: 'failed',
-                output: { abandoned: 'the service stopped during the attempt' },
-              }
-            : { id: job.id, status: 'completed' },
-        );
-      },
-    );
-  }
+  const workerId = await boss.work<DeliveryJob>(
+    DELIVERY_QUEUE,
+    {
+      batchSize: BATCH_SIZE,
+      // Two batches in flight: one slow receiver's attempts do not hold up every other delivery.
+      localConcurrency: 2,
+      pollingIntervalSeconds: 0.5,
+      burstWhenBatchFull: true,
+      // An abandoned attempt fails its job alone, which pg-boss retries; the rest of the batch completes.
+      perJobResults: true,
+    },
+    async (jobs): Promise<JobResult[]> => {
+      // pg-boss runs this in its CONSUMER span (`process plant-webhook-deliveries`), linked to the
+      // jobs' sends: linked to their creates too, the batch is found from the events it delivered.
+      trace.getActiveSpan()?.addLinks(linksTo(jobs.map((job) => job.data)));
+      const steps = await Promise.all(
+        jobs.map((job) =>
+          attemptJob(config, job.data, observer, AbortSignal.any([job.signal, stopping.signal])),
+        ),
+      );
+      // The follow-ups are written before the batch completes: a process killed between the two
+      // leaves its jobs to expire and run again, a duplicate (same webhook-id), never a loss.
+      await settle(steps);
+      return jobs.map((job, index) =>
+        steps[index]?.kind === 'abandoned'
+          ? {
+              id: job.id,
+              status: 'failed',
+              output: { abandoned: 'the service stopped during the attempt' },
+            }
+          : { id: job.id, status: 'completed' },
+      );
+    },
+  );
 
   const outbox = options.outbox;
-  const relay =
-    outbox && options.work !== false
-      ? startRelayLoop(
-          (limit) =>
-            outbox.relay(limit, (events, tx) =>
-              inRelaySpan(events, async () => {
-                const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
-                await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
-              }),
-            ),
-          onError,
-          // Committed: the worker fetches them now rather than at its next poll.
-          () => {
-            if (workerId) boss.notifyWorker(workerId);
-          },
-        )
-      : undefined;
+  const relay = outbox
+    ? startRelayLoop(
+        (limit) =>
+          outbox.relay(limit, (events, tx) =>
+            inRelaySpan(events, async () => {
+              const jobs = firstAttempts(events, config.urls).map((job) => insertOf(job));
+              await boss.insert(DELIVERY_QUEUE, jobs, { db: fromKysely(tx) });
+            }),
+          ),
+        onError,
+        // Committed: the worker fetches them now rather than at its next poll.
+        () => boss.notifyWorker(workerId),
+      )
+    : undefined;
 
   // getQueue's counts are a periodic snapshot, and findJobs goes by a job's creation (a retry is a new
   // job), not its event's recordedAt, and leaves active ones out: so these two read the job table.
@@ -237,11 +228,6 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
         dead: Number(deadRows[0]?.n ?? 0),
         oldestUndeliveredAt: oldest.length === 0 ? undefined : new Date(Math.min(...oldest)),
       };
-    },
-    async redeliverDead() {
-      const moved = await redriveDead(boss);
-      if (workerId) boss.notifyWorker(workerId);
-      return moved;
     },
     async stop(graceMs = 0) {
       const stopBy = performance.now() + graceMs;

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   type Context,
   context,
@@ -8,22 +7,11 @@ import {
   type Span,
   type SpanOptions,
   SpanStatusCode,
-  type Tracer,
   trace,
 } from '@opentelemetry/api';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './package-version.ts';
 import { ATTR_WEBHOOK_EVENT_ID } from './semconv.ts';
-
-// One level below the package's root both in src/ and in dist/.
-const manifest = createRequire(import.meta.url)('../package.json') as { name: string; version: string };
-
-/**
- * Looked up at each use, not once at import: a tracer kept from before `trace.disable()` (which
- * replaces the API's proxy, as a stopped and restarted tracing does) would stay a no-op.
- */
-export function tracer(): Tracer {
-  return trace.getTracer(manifest.name, manifest.version);
-}
 
 /** A W3C carrier as RecordedEvent.traceContext and DeliveryJob.traceContext hold it. */
 export type TraceCarrier = Readonly<Record<string, string>>;
@@ -57,7 +45,8 @@ export function errorTypeOf(error: unknown): string {
 
 /**
  * Runs `work` in a new span, made current: a rejection marks it failed (and is passed on).
- * Without a registered SDK the span is a no-op.
+ * Without a registered SDK the span is a no-op. The tracer is looked up at each use, not kept: one
+ * taken before `trace.disable()` (a tracing stopped and started again) would stay a no-op.
  */
 export function inSpan<T>(
   name: string,
@@ -65,18 +54,20 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   parent = context.active(),
 ): Promise<T> {
-  return tracer().startActiveSpan(name, options, parent, async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.setStatus({
-        code: SpanStatusCode.ERROR,
-        message: error instanceof Error ? error.message : String(error),
-      });
-      span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return trace
+    .getTracer(PACKAGE_NAME, PACKAGE_VERSION)
+    .startActiveSpan(name, options, parent, async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: error instanceof Error ? error.message : String(error),
+        });
+        span.setAttribute(ATTR_ERROR_TYPE, errorTypeOf(error));
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 }

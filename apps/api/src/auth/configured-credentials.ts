@@ -5,48 +5,57 @@ import { createKeyStore, type KeyStore } from './jwks-keys.ts';
 import { createJwtVerifier } from './jwt-verifier.ts';
 import { fixedTokenSet, reloadingTokenSet } from './token-set.ts';
 
+/** The settings credentials are made from. */
+export type CredentialSettings = Pick<
+  Config,
+  | 'tokens'
+  | 'tokensFile'
+  | 'jwtIssuer'
+  | 'jwtJwksUrl'
+  | 'jwtAudience'
+  | 'jwtAlgorithms'
+  | 'jwtClockToleranceS'
+  | 'jwtStrictProfile'
+  | 'jwtScopeRead'
+  | 'jwtScopeWrite'
+>;
+
 export interface ConfiguredCredentials {
-  readonly credentials: CredentialChecker;
-  /** The provider's keys when JWT_ISSUER is set: loading in the background, to stop with the service. */
+  readonly checker: CredentialChecker;
+  /** The identity provider's keys when JWT_ISSUER is set: the server starts and stops them, /metrics shows them. */
   readonly jwtKeys: KeyStore | undefined;
 }
 
 /**
- * The credentials the configuration names: the static tokens (API_TOKENS, and API_TOKENS_FILE
- * reloaded as it changes) and, with JWT_ISSUER, the provider's access tokens, whose keys start
- * loading now.
+ * The credential checker of the settings: API_TOKENS, API_TOKENS_FILE (read again when it changes)
+ * and, with JWT_ISSUER, the provider's access tokens, verified against its keys (not yet started).
  */
-export function configuredCredentials(config: Config, logger: Logger): ConfiguredCredentials {
+export function configuredCredentials(settings: CredentialSettings, logger: Logger): ConfiguredCredentials {
+  const { jwtIssuer: issuer, jwtAudience: audience } = settings;
   const jwtKeys =
-    config.jwtIssuer === undefined
-      ? undefined
-      : createKeyStore({ issuer: config.jwtIssuer, jwksUrl: config.jwtJwksUrl, logger });
-  const credentials = createCredentialChecker({
+    issuer === undefined ? undefined : createKeyStore({ issuer, jwksUrl: settings.jwtJwksUrl, logger });
+  const checker = createCredentialChecker({
     staticTokens:
-      config.tokensFile === undefined
-        ? fixedTokenSet(config.tokens)
-        : reloadingTokenSet({ tokens: config.tokens, file: config.tokensFile, logger }),
-    hasStaticTokens: config.tokens.length > 0 || config.tokensFile !== undefined,
-    scopes: { read: config.jwtScopeRead, write: config.jwtScopeWrite },
-    ...(jwtKeys === undefined || config.jwtIssuer === undefined || config.jwtAudience === undefined
+      settings.tokensFile === undefined
+        ? fixedTokenSet(settings.tokens)
+        : reloadingTokenSet({ tokens: settings.tokens, file: settings.tokensFile, logger }),
+    hasStaticTokens: settings.tokens.length > 0 || settings.tokensFile !== undefined,
+    scopes: { read: settings.jwtScopeRead, write: settings.jwtScopeWrite },
+    ...(jwtKeys === undefined || issuer === undefined || audience === undefined
       ? {}
       : {
           jwt: {
             verifier: createJwtVerifier({
               keys: jwtKeys,
-              issuer: config.jwtIssuer,
-              audience: config.jwtAudience,
-              algorithms: config.jwtAlgorithms,
-              clockToleranceSeconds: config.jwtClockToleranceS,
-              strictProfile: config.jwtStrictProfile,
+              issuer,
+              audience,
+              algorithms: settings.jwtAlgorithms,
+              clockToleranceSeconds: settings.jwtClockToleranceS,
+              strictProfile: settings.jwtStrictProfile,
             }),
             ready: () => jwtKeys.ready(),
           },
         }),
   });
-  if (!credentials.configured)
-    logger.warn('no API token is configured: every request that needs one answers 401');
-  // Not awaited: the service starts while the provider is down, and /readyz says 503 until the keys come.
-  void jwtKeys?.start();
-  return { credentials, jwtKeys };
+  return { checker, jwtKeys };
 }

@@ -1,11 +1,14 @@
 import { type JwtVerifier, KeysUnavailableError, TokenRejectedError } from './jwt-verifier.ts';
-import { fixedTokenSet, type TokenSet } from './token-set.ts';
+import { matchesAnyDigest, sha256, type TokenSet } from './token-set.ts';
 
 /** The scopes of DESIGN.md: reading plants, and creating or deleting them. */
 export interface Scopes {
   readonly read: string;
   readonly write: string;
 }
+
+/** The scopes a JWT needs when JWT_SCOPE_READ and JWT_SCOPE_WRITE are not set, as the document publishes them. */
+export const DEFAULT_SCOPES: Scopes = { read: 'plants:read', write: 'plants:write' };
 
 /** Who made a request, as its log line names it: never the token itself. */
 export interface Caller {
@@ -49,54 +52,77 @@ export interface CredentialCheckerOptions {
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-/** JWTs accepted lately, remembered by their text: at most this many, none longer than MAX_RECENT_JWT_LENGTH. */
-const RECENT_JWTS = 256;
-const MAX_RECENT_JWT_LENGTH = 4096;
+/** Accepted credentials remembered at most: a few MB of outcomes, far more clients than a replica serves. */
+const REMEMBERED_CREDENTIALS = 10_000;
 
-interface RecentJwt {
+interface Remembered {
   readonly accepted: CredentialOutcome;
-  readonly expiresAtMs: number;
+  /** A JWT's exp; a static token's outcome holds until the tokens change. */
+  readonly untilMs: number;
 }
 
+/** A Map in order of last use: a hit moves its entry to the end, and the first entry goes when full. */
+function leastRecentlyUsed(size: number) {
+  const entries = new Map<string, Remembered>();
+  return {
+    get(key: string, nowMs: number): CredentialOutcome | undefined {
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      entries.delete(key);
+      if (nowMs >= entry.untilMs) return undefined;
+      entries.set(key, entry);
+      return entry.accepted;
+    },
+    set(key: string, entry: Remembered): void {
+      entries.delete(key);
+      entries.set(key, entry);
+      if (entries.size > size) entries.delete(entries.keys().next().value as string);
+    },
+    clear: () => entries.clear(),
+  };
+}
+
+const REJECTED: CredentialOutcome = { outcome: 'rejected', description: 'the bearer token is not valid' };
+
+/**
+ * A client sends the same credential on every request: its outcome is remembered by the credential's
+ * SHA-256, so that the next requests cost a digest and a Map lookup instead of a comparison with every
+ * static token, or a signature check (DESIGN.md: "bounded, keyed by a digest, never past `exp`"). Only accepted
+ * credentials, so a hit tells the sender nothing its 2xx does not; a JWT never past its exp; at most
+ * REMEMBERED_CREDENTIALS, the least recently used forgotten first. When the static tokens change
+ * (API_TOKENS_FILE rewritten), every outcome is forgotten: a token taken out is refused from then on,
+ * and a JWT that became a static token is one.
+ */
 export function createCredentialChecker(options: CredentialCheckerOptions): CredentialChecker {
   const { staticTokens, jwt, scopes } = options;
   const now = options.now ?? Date.now;
-  // A client sends the same access token on every request until it expires: its outcome is kept by
-  // the token's text, so that the next requests cost one Map lookup instead of two SHA-256s of the
-  // token (the static tokens' check, then the verifier's cache), a pattern match and a new outcome
-  // (~2 us a request). Only accepted tokens, only until their exp, and all forgotten when the static
-  // tokens change: a token that became a static token is then one, as if it had never been seen.
-  let recent = new Map<string, RecentJwt>();
-  let recentFor: object | undefined;
+  const remembered = leastRecentlyUsed(REMEMBERED_CREDENTIALS);
+  let rememberedFor: readonly Buffer[] | undefined;
 
   return {
     scopes,
     configured: options.hasStaticTokens || jwt !== undefined,
     ready: () => jwt === undefined || jwt.ready(),
     async check(token) {
-      if (jwt !== undefined) {
-        const version = staticTokens.version();
-        if (version !== recentFor) {
-          recent = new Map();
-          recentFor = version;
-        }
-        const remembered = recent.get(token);
-        if (remembered !== undefined) {
-          if (now() < remembered.expiresAtMs) return remembered.accepted;
-          recent.delete(token);
-        }
+      const digests = staticTokens.digests();
+      if (digests !== rememberedFor) {
+        remembered.clear();
+        rememberedFor = digests;
       }
-      const name = staticTokens.nameOf(token);
-      if (name !== undefined) {
-        return {
+      const digest = sha256(token);
+      const key = digest.toString('base64');
+      const known = remembered.get(key, now());
+      if (known !== undefined) return known;
+      if (matchesAnyDigest(digest, digests)) {
+        const accepted: CredentialOutcome = {
           outcome: 'accepted',
-          caller: { kind: 'static', tokenDigest: name },
+          caller: { kind: 'static', tokenDigest: digest.toString('hex', 0, 6) },
           scopes: 'all',
         };
+        remembered.set(key, { accepted, untilMs: Number.POSITIVE_INFINITY });
+        return accepted;
       }
-      if (jwt === undefined || !JWT_SHAPE.test(token)) {
-        return { outcome: 'rejected', description: 'the bearer token is not valid' };
-      }
+      if (jwt === undefined || !JWT_SHAPE.test(token)) return REJECTED;
       try {
         const principal = await jwt.verifier.verify(token);
         const accepted: CredentialOutcome = {
@@ -108,10 +134,8 @@ export function createCredentialChecker(options: CredentialCheckerOptions): Cred
           },
           scopes: principal.scopes,
         };
-        if (token.length <= MAX_RECENT_JWT_LENGTH && now() < principal.expiresAtMs) {
-          if (recent.size >= RECENT_JWTS) recent.clear();
-          recent.set(token, { accepted, expiresAtMs: principal.expiresAtMs });
-        }
+        // Not when the tokens changed during the verification: it was checked against the old ones.
+        if (rememberedFor === digests) remembered.set(key, { accepted, untilMs: principal.expiresAtMs });
         return accepted;
       } catch (error) {
         if (error instanceof TokenRejectedError) return { outcome: 'rejected', description: error.message };
@@ -120,19 +144,4 @@ export function createCredentialChecker(options: CredentialCheckerOptions): Cred
       }
     },
   };
-}
-
-/** The scopes DESIGN.md names by default (JWT_SCOPE_READ, JWT_SCOPE_WRITE). */
-export const DEFAULT_SCOPES: Scopes = { read: 'plants:read', write: 'plants:write' };
-
-/** Static tokens alone, fixed: for tests, and for embedding the app without JWT. */
-export function staticCredentials(
-  tokens: readonly string[],
-  scopes: Scopes = DEFAULT_SCOPES,
-): CredentialChecker {
-  return createCredentialChecker({
-    staticTokens: fixedTokenSet(tokens),
-    hasStaticTokens: tokens.length > 0,
-    scopes,
-  });
 }

@@ -1,6 +1,8 @@
+import { trace } from '@opentelemetry/api';
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTHeaderParameters } from 'jose';
 import type { Logger } from 'pino';
-import { inSpan, tracedGet } from '../tracing/fetch-span.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts';
+import { failWith, tracedGet } from '../tracing/fetch-span.ts';
 
 /**
  * The identity provider's signing keys, kept here rather than fetched on the request path.
@@ -125,11 +127,18 @@ export function createKeyStore(options: KeyStoreOptions): KeyStore {
       lastAttemptAt = now();
       try {
         // One span for the discovery document and the key set it names.
-        await inSpan('JWKS refresh', async () => {
-          const jwks = await fetchJson(fetchOf, await jwksUrl(), timeoutMs);
-          if (!isJwks(jwks)) throw new Error('the JWKS has no "keys" array');
-          keys = createLocalJWKSet(jwks);
-          loadedAt = now();
+        await trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION).startActiveSpan('JWKS refresh', async (span) => {
+          try {
+            const jwks = await fetchJson(fetchOf, await jwksUrl(), timeoutMs);
+            if (!isJwks(jwks)) throw new Error('the JWKS has no "keys" array');
+            keys = createLocalJWKSet(jwks);
+            loadedAt = now();
+          } catch (error) {
+            failWith(span, error);
+            throw error;
+          } finally {
+            span.end();
+          }
         });
       } catch (error) {
         failures += 1;

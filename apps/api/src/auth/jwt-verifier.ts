@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { type KeyStore, KeysUnavailableError } from './jwks-keys.ts';
 
@@ -71,7 +70,7 @@ function describe(error: unknown): string {
 
 const HMAC = /^HS/;
 
-/** Verifies JWT access tokens against the provider's keys, with a cache of verified tokens. */
+/** Verifies JWT access tokens against the provider's keys (the credential checker remembers the accepted ones). */
 export interface JwtVerifier {
   /** The token's principal; throws TokenRejectedError (naming the check) or KeysUnavailableError. */
   verify(token: string): Promise<JwtPrincipal>;
@@ -79,56 +78,35 @@ export interface JwtVerifier {
 
 export interface JwtVerifierOptions extends JwtSettings {
   readonly keys: KeyStore;
-  /** How many verified tokens are remembered. Default 10,000. */
-  readonly cacheSize?: number;
-  readonly now?: () => number;
 }
 
 export function createJwtVerifier(options: JwtVerifierOptions): JwtVerifier {
   const algorithms = options.algorithms.filter((algorithm) => algorithm !== 'none' && !HMAC.test(algorithm));
   if (algorithms.length === 0) throw new Error('no asymmetric JWT algorithm is allowed');
-  const now = options.now ?? Date.now;
-  const cacheSize = options.cacheSize ?? 10_000;
-  // Verified tokens by the SHA-256 of their text (a principal says until when it holds: exp).
-  const verified = new Map<string, JwtPrincipal>();
-
-  async function verifyUncached(token: string): Promise<JwtPrincipal> {
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, (header) => options.keys.getKey(header), {
-        issuer: options.issuer,
-        audience: options.audience,
-        algorithms,
-        clockTolerance: options.clockToleranceSeconds,
-        requiredClaims: options.strictProfile ? ['exp', 'iat', 'sub', 'client_id', 'jti'] : ['exp'],
-        ...(options.strictProfile ? { typ: 'at+jwt' } : {}),
-        currentDate: new Date(now()),
-      }));
-    } catch (error) {
-      if (error instanceof KeysUnavailableError) throw error;
-      throw new TokenRejectedError(describe(error));
-    }
-    return {
-      subject: typeof payload.sub === 'string' ? payload.sub : undefined,
-      clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
-      scopes: scopesOf(payload),
-      // Never past exp: the clock tolerance is not extended to remembered tokens.
-      expiresAtMs: (payload.exp as number) * 1000,
-    };
-  }
 
   return {
     async verify(token) {
-      const key = hash('sha256', token, 'base64url');
-      const cached = verified.get(key);
-      if (cached !== undefined) {
-        if (now() < cached.expiresAtMs) return cached;
-        verified.delete(key);
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, (header) => options.keys.getKey(header), {
+          issuer: options.issuer,
+          audience: options.audience,
+          algorithms,
+          clockTolerance: options.clockToleranceSeconds,
+          requiredClaims: options.strictProfile ? ['exp', 'iat', 'sub', 'client_id', 'jti'] : ['exp'],
+          ...(options.strictProfile ? { typ: 'at+jwt' } : {}),
+        }));
+      } catch (error) {
+        if (error instanceof KeysUnavailableError) throw error;
+        throw new TokenRejectedError(describe(error));
       }
-      const principal = await verifyUncached(token);
-      if (verified.size >= cacheSize) verified.delete(verified.keys().next().value as string);
-      verified.set(key, principal);
-      return principal;
+      return {
+        subject: typeof payload.sub === 'string' ? payload.sub : undefined,
+        clientId: typeof payload.client_id === 'string' ? payload.client_id : undefined,
+        scopes: scopesOf(payload),
+        // Never past exp: the clock tolerance is not extended to remembered tokens.
+        expiresAtMs: (payload.exp as number) * 1000,
+      };
     },
   };
 }

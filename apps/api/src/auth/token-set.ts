@@ -2,52 +2,15 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { readTokensFile, type TokensFile, tokensFileVersion } from '../config/tokens-file.ts';
 
-/** The bearer tokens accepted now. */
+/** The static bearer tokens (API_TOKENS, API_TOKENS_FILE) accepted now, as their SHA-256 digests. */
 export interface TokenSet {
-  /** Whether the credential is one of the tokens, in a time that does not depend on which or how much matched. */
-  matches(credential: string): boolean;
-  /**
-   * The same, answering the token's name when it matches: the first 12 hex digits of its SHA-256,
-   * which names it in the log and reveals nothing.
-   */
-  nameOf(credential: string): string | undefined;
-  /** The tokens as they are now, as an object that is replaced (a new identity) whenever they change. */
-  version(): object;
+  /** The digests as they are now: a new array (a new identity) whenever the tokens change. */
+  digests(): readonly Buffer[];
 }
 
-function sha256(text: string): Buffer {
+/** The digest a credential is compared and remembered by: 32 bytes whatever its length. */
+export function sha256(text: string): Buffer {
   return hash('sha256', text, 'buffer');
-}
-
-/** Credentials recently accepted, by their text: at most this many. */
-const ACCEPTED_CACHE_SIZE = 64;
-
-/**
- * Matching against the digests `current()` gives. A credential that matched is remembered (a few
- * dozen, dropped whenever the tokens change), so that a client sending its token on every request
- * costs a Map lookup instead of a hash and a comparison with every token: ~2 us a request. Only
- * accepted tokens are kept, so a lookup that hits tells the sender nothing the 2xx does not; every
- * other credential takes the constant-time path.
- */
-function matcher(current: () => readonly Buffer[]): TokenSet {
-  let accepted = new Map<string, string>();
-  let acceptedFor: readonly Buffer[] | undefined;
-  const nameOf = (credential: string): string | undefined => {
-    const digests = current();
-    if (digests !== acceptedFor) {
-      accepted = new Map();
-      acceptedFor = digests;
-    }
-    const known = accepted.get(credential);
-    if (known !== undefined) return known;
-    const digest = sha256(credential);
-    if (!matchesAnyDigest(digest, digests)) return undefined;
-    if (accepted.size >= ACCEPTED_CACHE_SIZE) accepted.clear();
-    const name = digest.toString('hex', 0, 6);
-    accepted.set(credential, name);
-    return name;
-  };
-  return { nameOf, matches: (credential) => nameOf(credential) !== undefined, version: current };
 }
 
 /**
@@ -69,10 +32,10 @@ function digestsOf(tokens: readonly string[]): Buffer[] {
   return [...new Set(tokens)].map(sha256);
 }
 
-/** A token set that never changes: API_TOKENS, or a file that is not watched. */
+/** A token set that never changes: API_TOKENS alone. */
 export function fixedTokenSet(tokens: readonly string[]): TokenSet {
   const digests = digestsOf(tokens);
-  return matcher(() => digests);
+  return { digests: () => digests };
 }
 
 export interface ReloadingTokenSetOptions {
@@ -88,7 +51,7 @@ export interface ReloadingTokenSetOptions {
 /**
  * The tokens of API_TOKENS plus those of API_TOKENS_FILE as it is now: the file is stat'ed at
  * most once a second, on a request, and read again when it changed, so a rotated secret is
- * honoured without a restart. A version of the file that cannot be read, holds a bad line or no
+ * honoured without a restart (the credential checker then forgets every outcome it remembered). A version of the file that cannot be read, holds a bad line or no
  * token at all (a half-written file) is not taken: the previous tokens stay, with a warning.
  */
 export function reloadingTokenSet(options: ReloadingTokenSetOptions): TokenSet {
@@ -126,12 +89,14 @@ export function reloadingTokenSet(options: ReloadingTokenSetOptions): TokenSet {
     logger.info({ file: file.path, tokens: tokens.length }, 'API_TOKENS_FILE changed: tokens reloaded');
   };
 
-  return matcher(() => {
-    const now = performance.now();
-    if (now - checkedAt >= checkEveryMs) {
-      checkedAt = now;
-      refresh();
-    }
-    return digests;
-  });
+  return {
+    digests() {
+      const now = performance.now();
+      if (now - checkedAt >= checkEveryMs) {
+        checkedAt = now;
+        refresh();
+      }
+      return digests;
+    },
+  };
 }

@@ -7,11 +7,10 @@ import {
   ATTR_SERVER_PORT,
   ATTR_URL_FULL,
 } from '@opentelemetry/semantic-conventions';
-
-const tracer = trace.getTracer('@plant-store/api');
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts';
 
 /** Marks the span failed by `error`: its type, and its message as the status's. */
-function failWith(span: Span, error: unknown): void {
+export function failWith(span: Span, error: unknown): void {
   span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name : 'Error');
   span.setStatus({
     code: SpanStatusCode.ERROR,
@@ -31,7 +30,7 @@ export async function tracedGet(
   const target = new URL(url);
   target.username = '';
   target.password = '';
-  const span = tracer.startSpan('GET', {
+  const span = trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION).startSpan('GET', {
     kind: SpanKind.CLIENT,
     attributes: {
       [ATTR_HTTP_REQUEST_METHOD]: 'GET',
@@ -61,18 +60,4 @@ export async function tracedGet(
   } finally {
     span.end();
   }
-}
-
-/** Runs `work` in an INTERNAL span of that name: its failure is the span's. */
-export function inSpan<T>(name: string, work: () => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, async (span) => {
-    try {
-      return await work();
-    } catch (error) {
-      failWith(span, error);
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
 }

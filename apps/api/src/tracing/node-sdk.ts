@@ -22,7 +22,24 @@ import {
   spanLimitsOf,
   tracesUrl,
 } from './sdk-options.ts';
-import type { Tracing } from './tracing.ts';
+
+/** What became of the spans handed to the exporter, for /metrics. */
+export interface TraceExportFigures {
+  /** Spans the collector accepted. */
+  exported(): number;
+  /** Spans not exported: the queue was full (`queueFull`), or the collector refused or did not answer. */
+  dropped(): { readonly queueFull: number; readonly exportFailed: number };
+}
+
+/** Tracing as started: its figures, and the flush at the end. */
+export interface Tracing {
+  readonly figures: TraceExportFigures;
+  /**
+   * Exports what is queued and stops; resolves true once done, or false at `timeoutMs` (a collector
+   * that does not answer), whatever is still queued then being lost.
+   */
+  shutdown(timeoutMs: number): Promise<boolean>;
+}
 
 // The counter a span processor reports each span's end to, with `error.type` when it was not
 // exported (`queue_full` for one dropped at a full queue); its semantic-conventions name.

@@ -21,8 +21,7 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
-
-const tracer = trace.getTracer('@plant-store/api');
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../package-version.ts';
 
 // The methods the HTTP conventions name; any other is `_OTHER`, its span named `HTTP`.
 const KNOWN_METHODS = new Set([
@@ -59,7 +58,7 @@ export function startServerSpan(req: IncomingMessage, requestId: string): Traced
   const target = req.url ?? '/';
   const query = target.indexOf('?');
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-  const span = tracer.startSpan(
+  const span = trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION).startSpan(
     method === '_OTHER' ? 'HTTP' : method,
     {
       kind: SpanKind.SERVER,

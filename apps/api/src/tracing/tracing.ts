@@ -1,23 +1,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { Tracing } from './node-sdk.ts';
 
-/** What became of the spans handed to the exporter, for /metrics. */
-export interface TraceExportFigures {
-  /** Spans the collector accepted. */
-  exported(): number;
-  /** Spans not exported: the queue was full (`queueFull`), or the collector refused or did not answer. */
-  dropped(): { readonly queueFull: number; readonly exportFailed: number };
-}
-
-/** Tracing as started: its figures, and the flush at the end. */
-export interface Tracing {
-  readonly figures: TraceExportFigures;
-  /**
-   * Exports what is queued and stops; resolves true once done, or false at `timeoutMs` (a collector
-   * that does not answer), whatever is still queued then being lost.
-   */
-  shutdown(timeoutMs: number): Promise<boolean>;
-}
+// The rest of the app knows tracing by this module alone; a type import of node-sdk.ts loads nothing.
+export type { TraceExportFigures, Tracing } from './node-sdk.ts';
 
 /** Tracing is on when an OTLP endpoint is set, unless OTEL_SDK_DISABLED says otherwise. */
 export function tracingWanted(config: Config): boolean {

@@ -23,11 +23,7 @@ function countingVerifier(valid: ReadonlySet<string>, expiresAtMs: number) {
 /** Static tokens that can be swapped, as a rotated API_TOKENS_FILE would. */
 function swappableTokens(initial: readonly string[]) {
   let current = fixedTokenSet(initial);
-  const tokens: TokenSet = {
-    nameOf: (credential) => current.nameOf(credential),
-    matches: (credential) => current.matches(credential),
-    version: () => current.version(),
-  };
+  const tokens: TokenSet = { digests: () => current.digests() };
   return { tokens, swap: (next: readonly string[]) => (current = fixedTokenSet(next)) };
 }
 
@@ -41,7 +37,7 @@ function checker(options: { tokens?: TokenSet; verifier: JwtVerifier; clock: { n
   });
 }
 
-describe('credential checker, JWTs accepted lately', () => {
+describe('credential checker, the outcomes it remembers', () => {
   it('when the same JWT comes again before its exp, then it is accepted with the same outcome without being verified again', async () => {
     const { verifier, calls } = countingVerifier(new Set([JWT]), 10_000);
     const credentials = checker({ verifier, clock: { now: 1_000 } });
@@ -90,19 +86,61 @@ describe('credential checker, JWTs accepted lately', () => {
     });
   });
 
-  it('when a JWT is longer than 4 KB or many are in use, then each is still checked correctly (the memory is bounded)', async () => {
+  it('when a JWT is longer than 4 KB, then it is remembered as any other (by its digest)', async () => {
     const long = `${JWT}${'A'.repeat(5_000)}`;
-    const many = Array.from({ length: 300 }, (_, i) => `${JWT}${i}`);
-    const { verifier, calls } = countingVerifier(new Set([long, ...many]), 10_000);
+    const { verifier, calls } = countingVerifier(new Set([long]), 10_000);
     const credentials = checker({ verifier, clock: { now: 1_000 } });
-    for (let round = 0; round < 2; round += 1) {
+    for (let round = 0; round < 3; round += 1)
       expect((await credentials.check(long)).outcome).toBe('accepted');
-      for (const token of many) expect((await credentials.check(token)).outcome).toBe('accepted');
-    }
-    // The long one is verified each time; past 256 the memory starts again (the verifier's own cache,
-    // by digest, still spares the signature checks).
-    expect(calls.filter((token) => token === long)).toHaveLength(2);
-    expect(calls.length).toBeLessThanOrEqual(602);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('when more than 10,000 credentials are in use, then the least recently used is verified again, and each is still checked correctly', async () => {
+    const tokens = Array.from({ length: 10_001 }, (_, i) => `${JWT}${i}`);
+    const { verifier, calls } = countingVerifier(new Set(tokens), 10_000);
+    const credentials = checker({ verifier, clock: { now: 1_000 } });
+    const [first, second] = tokens as [string, string];
+    expect((await credentials.check(first)).outcome).toBe('accepted');
+    expect((await credentials.check(second)).outcome).toBe('accepted');
+    // The first is used again, so the second is now the least recently used.
+    expect((await credentials.check(first)).outcome).toBe('accepted');
+    for (const token of tokens.slice(2)) expect((await credentials.check(token)).outcome).toBe('accepted');
+    expect(calls).toHaveLength(10_001);
+    expect((await credentials.check(first)).outcome).toBe('accepted');
+    expect(calls).toHaveLength(10_001);
+    expect((await credentials.check(second)).outcome).toBe('accepted');
+    expect(calls.slice(10_001)).toEqual([second]);
+  });
+
+  it('when the static tokens change while a JWT is being verified, then its outcome is not remembered: the token the change made static is static', async () => {
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const verifier: JwtVerifier = {
+      async verify(): Promise<JwtPrincipal> {
+        await held;
+        return { subject: 'svc', clientId: 'bench', scopes: new Set(['plants:read']), expiresAtMs: 10_000 };
+      },
+    };
+    const { tokens, swap } = swappableTokens(['static-token-123456']);
+    const credentials = checker({ tokens, verifier, clock: { now: 1_000 } });
+    const verifying = credentials.check(JWT);
+    swap(['static-token-123456', JWT]);
+    // Another request sees the new tokens before the verification ends.
+    expect((await credentials.check('static-token-123456')).outcome).toBe('accepted');
+    release();
+    expect(await verifying).toMatchObject({ outcome: 'accepted', caller: { kind: 'jwt' } });
+    expect(await credentials.check(JWT)).toMatchObject({ outcome: 'accepted', caller: { kind: 'static' } });
+  });
+
+  it('when a static token is taken out, then it is refused at once, though it was accepted before', async () => {
+    const { verifier } = countingVerifier(new Set(), 10_000);
+    const { tokens, swap } = swappableTokens(['static-token-123456', 'other-token-123456']);
+    const credentials = checker({ tokens, verifier, clock: { now: 1_000 } });
+    expect((await credentials.check('other-token-123456')).outcome).toBe('accepted');
+    swap(['static-token-123456']);
+    expect((await credentials.check('other-token-123456')).outcome).toBe('rejected');
   });
 
   it('when a hundred clients each send their own JWT, then each is verified once', async () => {

@@ -4,34 +4,52 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixedTokenSet, reloadingTokenSet } from '../../src/auth/token-set.ts';
+import { createCredentialChecker } from '../../src/auth/credentials.ts';
+import { fixedTokenSet, reloadingTokenSet, type TokenSet } from '../../src/auth/token-set.ts';
 import { readTokensFile } from '../../src/config/tokens-file.ts';
 import { captureLogs } from '../support/log-capture.ts';
 
 const nameOf = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 12);
 
-describe('token sets', () => {
-  it('when a token matches, then its name is the first 12 hex digits of its SHA-256, the first time and after', () => {
-    const set = fixedTokenSet(['alpha-token-1', 'beta-token-2']);
+/** The checker the service makes of static tokens alone. */
+function checkerOf(staticTokens: TokenSet) {
+  const checker = createCredentialChecker({
+    staticTokens,
+    hasStaticTokens: true,
+    scopes: { read: 'plants:read', write: 'plants:write' },
+  });
+  return {
+    /** The name the log gives the caller, or undefined when the credential is refused. */
+    nameOf: async (credential: string) => {
+      const checked = await checker.check(credential);
+      return checked.outcome === 'accepted' ? checked.caller.tokenDigest : undefined;
+    },
+    matches: async (credential: string) => (await checker.check(credential)).outcome === 'accepted',
+  };
+}
+
+describe('static tokens', () => {
+  it('when a token matches, then its caller is named by the first 12 hex digits of its SHA-256, the first time and after', async () => {
+    const set = checkerOf(fixedTokenSet(['alpha-token-1', 'beta-token-2']));
     for (let round = 0; round < 3; round += 1) {
-      expect(set.nameOf('beta-token-2')).toBe(nameOf('beta-token-2'));
-      expect(set.matches('alpha-token-1')).toBe(true);
+      expect(await set.nameOf('beta-token-2')).toBe(nameOf('beta-token-2'));
+      expect(await set.matches('alpha-token-1')).toBe(true);
     }
   });
 
-  it('when a credential does not match, then it is refused every time (refusals are not remembered)', () => {
-    const set = fixedTokenSet(['alpha-token-1']);
+  it('when a credential does not match, then it is refused every time', async () => {
+    const set = checkerOf(fixedTokenSet(['alpha-token-1']));
     for (let round = 0; round < 3; round += 1) {
-      expect(set.nameOf('alpha-token-2')).toBeUndefined();
-      expect(set.matches('alpha-token-1 ')).toBe(false);
+      expect(await set.nameOf('alpha-token-2')).toBeUndefined();
+      expect(await set.matches('alpha-token-1 ')).toBe(false);
     }
   });
 
-  it('when many different tokens are accepted, then every one still matches (the memory of accepted ones is bounded)', () => {
+  it('when many different tokens are accepted, then every one still matches', async () => {
     const tokens = Array.from({ length: 200 }, (_, i) => `token-${i}-abcdef`);
-    const set = fixedTokenSet(tokens);
+    const set = checkerOf(fixedTokenSet(tokens));
     for (let round = 0; round < 2; round += 1) {
-      for (const token of tokens) expect(set.nameOf(token)).toBe(nameOf(token));
+      for (const token of tokens) expect(await set.nameOf(token)).toBe(nameOf(token));
     }
   });
 
@@ -46,18 +64,20 @@ describe('token sets', () => {
       dirs.push(dir);
       const path = join(dir, 'tokens');
       await writeFile(path, 'old-token-123456\nkept-token-123456\n');
-      const set = reloadingTokenSet({
-        tokens: ['old-token-123456', 'kept-token-123456'],
-        file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
-        logger: pino({ level: 'silent' }),
-        checkEveryMs: 0,
-      });
-      expect(set.matches('old-token-123456')).toBe(true);
-      expect(set.matches('old-token-123456')).toBe(true);
+      const set = checkerOf(
+        reloadingTokenSet({
+          tokens: ['old-token-123456', 'kept-token-123456'],
+          file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
+          logger: pino({ level: 'silent' }),
+          checkEveryMs: 0,
+        }),
+      );
+      expect(await set.matches('old-token-123456')).toBe(true);
+      expect(await set.matches('old-token-123456')).toBe(true);
       await writeFile(`${path}.new`, 'kept-token-123456\n');
       await rename(`${path}.new`, path);
-      expect(set.matches('old-token-123456')).toBe(false);
-      expect(set.matches('kept-token-123456')).toBe(true);
+      expect(await set.matches('old-token-123456')).toBe(false);
+      expect(await set.matches('kept-token-123456')).toBe(true);
     });
 
     it.each([
@@ -71,16 +91,18 @@ describe('token sets', () => {
         const path = join(dir, 'tokens');
         await writeFile(path, 'kept-token-123456\n');
         const logs = captureLogs();
-        const set = reloadingTokenSet({
-          tokens: ['kept-token-123456'],
-          file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
-          logger: pino({ level: 'warn' }, logs.destination),
-          checkEveryMs: 0,
-        });
+        const set = checkerOf(
+          reloadingTokenSet({
+            tokens: ['kept-token-123456'],
+            file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
+            logger: pino({ level: 'warn' }, logs.destination),
+            checkEveryMs: 0,
+          }),
+        );
         await replace(`${path}.new`);
         await rename(`${path}.new`, path);
-        expect(set.matches('kept-token-123456')).toBe(true);
-        expect(set.matches('new-token-123456')).toBe(false);
+        expect(await set.matches('kept-token-123456')).toBe(true);
+        expect(await set.matches('new-token-123456')).toBe(false);
         expect(logs.lines()).toEqual([
           expect.objectContaining({
             level: 40,
@@ -96,23 +118,25 @@ describe('token sets', () => {
       },
     );
 
-    it('when the file changes, then the version changes, and not before', async () => {
+    it('when a token is added to the file, then it is accepted once the file is read again (a refusal is never remembered)', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'plant-store-tokens-'));
       dirs.push(dir);
       const path = join(dir, 'tokens');
       await writeFile(path, 'first-token-123456\n');
-      const set = reloadingTokenSet({
-        tokens: ['first-token-123456'],
-        file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
-        logger: pino({ level: 'silent' }),
-        checkEveryMs: 0,
-      });
-      const before = set.version();
-      expect(set.version()).toBe(before);
+      const set = checkerOf(
+        reloadingTokenSet({
+          tokens: ['first-token-123456'],
+          file: { path, tokens: readTokensFile(path).tokens, version: readTokensFile(path).version },
+          logger: pino({ level: 'silent' }),
+          checkEveryMs: 0,
+        }),
+      );
+      expect(await set.matches('first-token-123456')).toBe(true);
+      expect(await set.matches('second-token-123456')).toBe(false);
       await writeFile(`${path}.new`, 'second-token-123456\n');
       await rename(`${path}.new`, path);
-      expect(set.version()).not.toBe(before);
-      expect(set.matches('second-token-123456')).toBe(true);
+      expect(await set.matches('second-token-123456')).toBe(true);
+      expect(await set.matches('first-token-123456')).toBe(false);
     });
   });
 });

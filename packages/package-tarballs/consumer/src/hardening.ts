@@ -1,5 +1,5 @@
 // @plant-store/http-hardening as a service that is not Koa could use it: its server-level parts on a plain
-// node:http server, and its exact JSON reader. Runs on Node 20 and later.
+// node:http server, and its exact JSON reader.
 import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import {

@@ -1,4 +1,4 @@
-// The domain with the in-memory adapter, as a service that reuses them would: runs on Node 20 and later.
+// The domain with the in-memory adapter, as a service that reuses them would.
 import {
   createPlant,
   INT64_MAX,
