@@ -3,13 +3,7 @@ import type { LevelWithSilent } from 'pino';
 import * as v from 'valibot';
 import { DEFAULT_SCOPES } from './auth/credentials.ts';
 import { tokenList } from './config/bearer-tokens.ts';
-import {
-  certificateFile,
-  otlpHeaders,
-  privateKeyFile,
-  propagators,
-  resourceAttributes,
-} from './config/otel-values.ts';
+import { OTEL_SETTINGS } from './config/otel-settings.ts';
 import { setting } from './config/setting.ts';
 import { tokensFile } from './config/tokens-file.ts';
 import {
@@ -20,12 +14,10 @@ import {
   jwtAlgorithms,
   oneOf,
   onOff,
-  ratio,
   retrySchedule,
   scopeName,
   size,
   text,
-  trueFalse,
   webhookSecrets,
   webhookUrls,
   wholeNumber,
@@ -33,23 +25,6 @@ import {
 import { DEFAULT_DATABASE_URL } from './storage-adapters.ts';
 
 export type { DatabaseConfig } from './storage-adapters.ts';
-
-const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
-const OTLP_COMPRESSIONS = ['none', 'gzip'] as const;
-const TRACES_SAMPLERS = [
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-  'always_on',
-  'always_off',
-  'traceidratio',
-] as const;
-/** The SDK's diagnostic levels (DiagLogLevel), quietest first. */
-export const OTEL_LOG_LEVELS = ['none', 'error', 'warn', 'info', 'debug', 'verbose', 'all'] as const;
-// What the OpenTelemetry SDK takes as a limit or size; a delay or timeout stays below Node's timer bound too.
-const otelCount = wholeNumber(0, 1_000_000);
-const otelSize = wholeNumber(1, 1_000_000);
-const otelMs = wholeNumber(1, 600_000);
 
 const LOG_LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -110,58 +85,7 @@ export const SETTINGS = {
   webhookTimeoutMs: setting('WEBHOOK_TIMEOUT_MS', wholeNumber(100, 60_000), '10000'),
   /** `memory:` storage: events waiting in its outbox, and again in its delivery queue, at most; then creates answer 503. */
   webhookMemoryBacklog: setting('WEBHOOK_MEMORY_BACKLOG', wholeNumber(1, 10_000_000), '10000'),
-  /**
-   * Traces (docs/observability.md): on when either endpoint is set. These are the OTEL_* variables the
-   * service reads; it hands what it read to the OpenTelemetry SDK (tracing/sdk-options.ts), so that
-   * what it accepts and logs is what the SDK does. A `_TRACES_` variable wins over its general one.
-   */
-  otlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', httpUrl),
-  otlpTracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', httpUrl),
-  /** OTLP over HTTP only: the gRPC exporter is not part of this service. */
-  otlpProtocol: setting('OTEL_EXPORTER_OTLP_PROTOCOL', oneOf(OTLP_PROTOCOLS), 'http/protobuf'),
-  otlpTracesProtocol: setting('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', oneOf(OTLP_PROTOCOLS)),
-  /** Sent with every export (a vendor's API key): logged by name only. */
-  otlpHeaders: setting('OTEL_EXPORTER_OTLP_HEADERS', otlpHeaders),
-  otlpTracesHeaders: setting('OTEL_EXPORTER_OTLP_TRACES_HEADERS', otlpHeaders),
-  /** The whole of one export, its retries included: the connection is cut then (tracing/export-deadline.ts). */
-  otlpTimeoutMs: setting('OTEL_EXPORTER_OTLP_TIMEOUT', otelMs, '10000'),
-  otlpTracesTimeoutMs: setting('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', otelMs),
-  otlpCompression: setting('OTEL_EXPORTER_OTLP_COMPRESSION', oneOf(OTLP_COMPRESSIONS), 'none'),
-  otlpTracesCompression: setting('OTEL_EXPORTER_OTLP_TRACES_COMPRESSION', oneOf(OTLP_COMPRESSIONS)),
-  /** For an https endpoint: the CA to trust, and a client certificate with its key; read at start. */
-  otlpCertificate: setting('OTEL_EXPORTER_OTLP_CERTIFICATE', certificateFile),
-  otlpTracesCertificate: setting('OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE', certificateFile),
-  otlpClientCertificate: setting('OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', certificateFile),
-  otlpTracesClientCertificate: setting('OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE', certificateFile),
-  otlpClientKey: setting('OTEL_EXPORTER_OTLP_CLIENT_KEY', privateKeyFile),
-  otlpTracesClientKey: setting('OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY', privateKeyFile),
-  /** Unset: a `service.name` in OTEL_RESOURCE_ATTRIBUTES, else `plant-store`. */
-  otelServiceName: setting('OTEL_SERVICE_NAME', text),
-  otelResourceAttributes: setting('OTEL_RESOURCE_ATTRIBUTES', resourceAttributes),
-  tracesSampler: setting('OTEL_TRACES_SAMPLER', oneOf(TRACES_SAMPLERS), 'parentbased_always_on'),
-  /** The ratio of the traceidratio samplers. */
-  tracesSamplerArg: setting('OTEL_TRACES_SAMPLER_ARG', ratio, '1'),
-  /** W3C trace context only: a caller's baggage is never read, so never passed on. */
-  otelPropagators: setting('OTEL_PROPAGATORS', propagators, 'tracecontext'),
-  /** The batch span processor: none may be 0 (a batch of 0 spans is exported forever). */
-  bspMaxQueueSize: setting('OTEL_BSP_MAX_QUEUE_SIZE', otelSize, '2048'),
-  /** Unset: 512, or the queue's size when that is smaller. */
-  bspMaxExportBatchSize: setting('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', otelSize),
-  bspScheduleDelayMs: setting('OTEL_BSP_SCHEDULE_DELAY', otelMs, '5000'),
-  bspExportTimeoutMs: setting('OTEL_BSP_EXPORT_TIMEOUT', otelMs, '30000'),
-  /** Span limits: a span-specific one wins over the general OTEL_ATTRIBUTE_* one. */
-  attributeValueLengthLimit: setting('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT', otelCount),
-  attributeCountLimit: setting('OTEL_ATTRIBUTE_COUNT_LIMIT', otelCount, '128'),
-  spanAttributeValueLengthLimit: setting('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', otelCount),
-  spanAttributeCountLimit: setting('OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', otelCount),
-  spanEventCountLimit: setting('OTEL_SPAN_EVENT_COUNT_LIMIT', otelCount, '128'),
-  spanLinkCountLimit: setting('OTEL_SPAN_LINK_COUNT_LIMIT', otelCount, '128'),
-  eventAttributeCountLimit: setting('OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT', otelCount, '128'),
-  linkAttributeCountLimit: setting('OTEL_LINK_ATTRIBUTE_COUNT_LIMIT', otelCount, '128'),
-  /** The SDK's own diagnostics at this level and above go to the log, one line each. */
-  otelLogLevel: setting('OTEL_LOG_LEVEL', oneOf(OTEL_LOG_LEVELS), 'warn'),
-  /** `true` turns tracing off whatever else is set. */
-  otelSdkDisabled: setting('OTEL_SDK_DISABLED', trueFalse, 'false'),
+  ...OTEL_SETTINGS,
 };
 
 type Declared = typeof SETTINGS;
