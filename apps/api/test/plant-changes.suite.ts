@@ -131,6 +131,17 @@ export function describePlantChanges(adapter: string, openStorage: () => Promise
         },
       );
 
+      it('when a create is retried after a change, then it is compared with the content stored now: equal 200, else 409', async () => {
+        const id = freshId();
+        await create({ id, name: 'First' });
+        expect((await put(id, { name: 'Second', tag: 's' })).status).toBe(200);
+        await expectErrorResponse(await server.createPlant(`{"id":${id},"name":"First"}`), 409);
+        const retry = await server.createPlant(`{"id":${id},"name":"Second","tag":"s"}`);
+        expect(retry.status).toBe(200);
+        expect(await retry.json()).toEqual({ name: 'Second', tag: 's' });
+        expect(await stored(id)).toEqual({ id, name: 'Second', tag: 's' });
+      });
+
       it('when no plant is stored under the id, then it answers 404 and creates none: PUT never creates', async () => {
         const id = freshId();
         expect(await expectErrorResponse(await put(id, { name: 'New' }), 404)).toBe(
