@@ -296,8 +296,8 @@ describe('paths and methods', () => {
     ['DELETE', '/plants', 'HEAD, GET, POST'],
     ['PUT', '/plants', 'HEAD, GET, POST'],
     ['PURGE', '/plants', 'HEAD, GET, POST'],
-    ['POST', '/plants/1', 'HEAD, GET, DELETE'],
-    ['PATCH', '/plants/1', 'HEAD, GET, DELETE'],
+    ['POST', '/plants/1', 'HEAD, GET, PUT, PATCH, DELETE'],
+    ['COPY', '/plants/1', 'HEAD, GET, PUT, PATCH, DELETE'],
     ['POST', '/healthz', 'HEAD, GET'],
     ['DELETE', '/readyz', 'HEAD, GET'],
     ['POST', '/metrics', 'HEAD, GET'],
@@ -310,7 +310,7 @@ describe('paths and methods', () => {
 
   it.each([
     ['/plants', 'HEAD, GET, POST'],
-    ['/plants/1', 'HEAD, GET, DELETE'],
+    ['/plants/1', 'HEAD, GET, PUT, PATCH, DELETE'],
     ['/healthz', 'HEAD, GET'],
   ])(
     'when OPTIONS %s is asked, then it answers 405 as JSON with Allow: %s, as for any method not served',

@@ -85,6 +85,28 @@ describe('GET /metrics', () => {
     );
   });
 
+  it('when plants are replaced, patched and deleted, then no creation is counted (changes send no webhook), and the requests are counted by route', async () => {
+    const id = 20_000 + Math.floor(Math.random() * 1_000_000);
+    expect((await server.createPlant({ id, name: 'changed' })).status).toBe(200);
+    const before = await scrape(server);
+    const change = (method: string, type: string, body: string) =>
+      fetch(`${server.url}/plants/${id}`, { method, headers: { ...AUTH, 'Content-Type': type }, body });
+    expect((await change('PUT', 'application/json', '{"name":"replaced"}')).status).toBe(200);
+    expect((await change('PATCH', 'application/merge-patch+json', '{"tag":"patched"}')).status).toBe(200);
+    expect((await fetch(`${server.url}/plants/${id}`, { method: 'DELETE', headers: AUTH })).status).toBe(204);
+    const after = await scrape(server);
+    expect(sample(after, 'plant_store_plants_created_total')).toBe(
+      sample(before, 'plant_store_plants_created_total'),
+    );
+    for (const [method, status] of [
+      ['PUT', 200],
+      ['PATCH', 200],
+    ] as const) {
+      const series = `plant_store_http_requests_total{method="${method}",route="/plants/:id",status="${status}"}`;
+      expect(sample(after, series), series).toBe((sample(before, series) ?? 0) + 1);
+    }
+  });
+
   it('when requests are timed, then the latency buckets are cumulative and end at +Inf with the count', async () => {
     for (let i = 0; i < 5; i += 1) await fetch(`${server.url}/healthz`);
     const text = await scrape(server);

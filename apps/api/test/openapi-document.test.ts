@@ -106,6 +106,63 @@ describe('GET /openapi.json', () => {
     expect(operation.responses['503'].headers['Retry-After']).toBeDefined();
   });
 
+  it('when the operations on one plant are read, then PUT takes a Plant and PATCH a merge patch, both under If-Match with 412; GET has If-None-Match and 304; each plant answer has an ETag', () => {
+    const { get, put, patch, delete: remove } = document.paths['/plants/{id}'];
+    const headerParameters = (operation: JsonObject) =>
+      operation.parameters
+        .filter((parameter: JsonObject) => parameter.in === 'header')
+        .map((parameter: JsonObject) => [parameter.name, parameter.required]);
+    expect(headerParameters(get)).toEqual([['If-None-Match', false]]);
+    for (const operation of [put, patch, remove]) {
+      expect(headerParameters(operation)).toEqual([['If-Match', false]]);
+      expect(operation.security).toEqual([{ bearerAuth: ['plants:write'] }]);
+      expect(operation.responses['412'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
+    }
+    expect(put.requestBody.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/PlantReplacement' } },
+    });
+    expect(patch.requestBody.content).toEqual({
+      'application/merge-patch+json': { schema: { $ref: '#/components/schemas/PlantMergePatch' } },
+    });
+    expect(patch.responses['415'].headers['Accept-Patch'].schema.pattern).toBe(
+      '^application/merge-patch\\+json$',
+    );
+    expect(get.responses['304']).not.toHaveProperty('content');
+    for (const answer of [
+      get.responses['200'],
+      get.responses['304'],
+      put.responses['200'],
+      patch.responses['200'],
+      document.paths['/plants'].post.responses['200'],
+    ])
+      expect(answer.headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+    expect(document.components.headers.ETag.schema.pattern).toBe('^"[A-Za-z0-9_-]{43}"$');
+    for (const operation of [put, patch])
+      expect(Object.keys(operation.responses)).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '408',
+        '412',
+        '413',
+        '415',
+        '503',
+      ]);
+  });
+
+  it('when GET /plants is read, then it takes tag, and its Link pattern keeps it', () => {
+    const { parameters, responses } = document.paths['/plants'].get;
+    expect(parameters.map((parameter: JsonObject) => parameter.name)).toEqual(['limit', 'after', 'tag']);
+    const link = new RegExp(responses['200'].headers.Link.schema.pattern);
+    expect(link.test('</plants?limit=2&after=-7&tag=caf%C3%A9%20%2B%26>; rel="next"')).toBe(true);
+    expect(link.test('</plants?limit=2&after=7&tag=>; rel="next"')).toBe(true);
+    expect(link.test('</plants?limit=2&after=7&tag=a>b>; rel="next"')).toBe(false);
+  });
+
   it('when the operations are read, then each is listed under a tag the document describes: plants, monitoring, documentation, webhooks', () => {
     expect(document.tags.map((tag: JsonObject) => tag.name)).toEqual([
       'plants',
@@ -126,6 +183,8 @@ describe('GET /openapi.json', () => {
       listPlants: ['plants'],
       createPlant: ['plants'],
       getPlant: ['plants'],
+      replacePlant: ['plants'],
+      patchPlant: ['plants'],
       deletePlant: ['plants'],
       health: ['monitoring'],
       readiness: ['monitoring'],
@@ -248,7 +307,10 @@ describe('the response validation the HTTP tests run', () => {
   const plantsAnswer = {
     method: 'POST',
     path: '/plants',
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      etag: '"YurG9qb1Iqq1vedvKlQ8RBzcupht5Cm9xExs3fSWmf0"',
+    },
   };
 
   it('when a test receives an answer from the service, then the answer is checked', async () => {
@@ -290,6 +352,23 @@ describe('the response validation the HTTP tests run', () => {
       'a 401 without WWW-Authenticate',
       { status: 401, body: '{"error":401,"message":"x"}' },
       /no WWW-Authenticate/,
+    ],
+    [
+      'a 200 without ETag',
+      { status: 200, body: '{"name":"a"}', headers: { 'content-type': 'application/json' } },
+      /no ETag/,
+    ],
+    [
+      'a weak ETag',
+      {
+        status: 200,
+        body: '{"name":"a"}',
+        headers: {
+          'content-type': 'application/json',
+          etag: 'W/"YurG9qb1Iqq1vedvKlQ8RBzcupht5Cm9xExs3fSWmf0"',
+        },
+      },
+      /header ETag .* does not match/,
     ],
     ['a body that is not JSON', { status: 400, body: 'oops' }, /not JSON/],
     [

@@ -161,6 +161,10 @@ const {
   NOT_IMPLEMENTED_EXAMPLES: notImplemented,
   VERSION_NOT_SUPPORTED_EXAMPLES: versionNotSupported,
   SERVICE_UNAVAILABLE_EXAMPLES: serviceUnavailable,
+  REPLACE_BAD_REQUEST_EXAMPLES: replaceBadRequest,
+  PATCH_BAD_REQUEST_EXAMPLES: patchBadRequest,
+  PRECONDITION_FAILED_EXAMPLES: preconditionFailed,
+  UNSUPPORTED_PATCH_TYPE_EXAMPLES: patchType,
 } = errorExamples;
 
 /** A request to a JWT-enabled service with a token of the provider, its claims adjusted. */
@@ -182,6 +186,18 @@ const withJwt = async (
 
 const read = (path: string) =>
   fetch(`${servers.plain.url}${path}`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then(answerOf);
+
+/** A change of plant `id` on the plain service: PUT with a JSON body, PATCH with a merge patch unless told. */
+const change = (method: 'PUT' | 'PATCH', id: number, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${servers.plain.url}/plants/${id}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${TOKEN}`,
+      'Content-Type': method === 'PUT' ? 'application/json' : 'application/merge-patch+json',
+      ...headers,
+    },
+    body,
+  }).then(answerOf);
 
 /** For each example, a request that gets exactly that answer. */
 const rawPost = (headers: string, body = '{"id":7,"name":"Monstera"}') =>
@@ -205,6 +221,24 @@ const PROVOCATIONS = new Map<ErrorExample, () => Promise<Answer>>([
   [badParameter.limitOutOfRange, () => read('/plants?limit=0')],
   [badParameter.limitTwice, () => read('/plants?limit=1&limit=2')],
   [badParameter.afterNotDecimal, () => read('/plants?after=x')],
+  [badParameter.tagTwice, () => read('/plants?tag=a&tag=b')],
+  [badParameter.tagNotUtf8, () => read('/plants?tag=%FF')],
+  [badParameter.tagWithNul, () => read('/plants?tag=%00')],
+  [replaceBadRequest.otherId, () => change('PUT', 7, '{"id":8,"name":"Monstera"}')],
+  [replaceBadRequest.tagNull, () => change('PUT', 7, '{"name":"Monstera","tag":null}')],
+  [patchBadRequest.tagNumber, () => change('PATCH', 7, '{"tag":7}')],
+  [
+    preconditionFailed.otherContent,
+    async () => {
+      expect((await post('{"id":7,"name":"Monstera"}')).status).toBe(200);
+      return change('PUT', 7, '{"name":"Fern"}', { 'If-Match': '"an-older-etag"' });
+    },
+  ],
+  [preconditionFailed.noPlant, () => change('PATCH', 8, '{"name":"Fern"}', { 'If-Match': '*' })],
+  [
+    patchType.notMergePatch,
+    () => change('PATCH', 7, '{"name":"Fern"}', { 'Content-Type': 'application/json' }),
+  ],
   [plantNotFound.noPlant, () => read('/plants/8')],
   [badRequest.authorizationTwice, () => rawPost(`${AUTH}Authorization: Bearer other\r\n${JSON_TYPE}`)],
   [badRequest.contentTypeTwice, () => rawPost(`${AUTH}${JSON_TYPE}Content-Type: text/plain\r\n`)],

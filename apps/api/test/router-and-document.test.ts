@@ -108,9 +108,9 @@ describe('the scope of each operation, as its answers show it', () => {
     await provider?.close();
   });
 
-  const ask = (operation: string, authorization?: string) => {
+  const ask = (operation: string, authorization?: string, pathParameter = '1') => {
     const [method = '', path = ''] = operation.split(' ');
-    return fetch(`${server.url}${path.replace(/\{[^}]+\}/g, '1')}`, {
+    return fetch(`${server.url}${path.replace(/\{[^}]+\}/g, pathParameter)}`, {
       method,
       headers: authorization === undefined ? {} : { Authorization: authorization },
     });
@@ -142,6 +142,15 @@ describe('the scope of each operation, as its answers show it', () => {
       );
       const allowed = await ask(operation, await withScopes(scope as string));
       expect([401, 403]).not.toContain(allowed.status);
+    },
+  );
+
+  it.each([...published].filter(([operation, scope]) => scope !== undefined && operation.includes('{')))(
+    'when %s is asked with a bad path parameter and a JWT without its scope, then the scope (403) comes before the parameter (400)',
+    async (operation, scope) => {
+      const others = EVERY_SCOPE.filter((other) => other !== scope);
+      expect((await ask(operation, await withScopes(others.join(' ')), 'x')).status).toBe(403);
+      expect((await ask(operation, await withScopes(scope as string), 'x')).status).toBe(400);
     },
   );
 });

@@ -1,6 +1,7 @@
 export { parseExactJson, stringifyExactJson } from './exact-json.ts';
 export type { components, operations, paths } from './generated/openapi.ts';
 export {
+  type ConditionalOptions,
   type CreatePlantErrorStatus,
   type CreatePlantResult,
   createPlantStoreClient,
@@ -13,8 +14,17 @@ export {
   ListPlantsError,
   type ListPlantsErrorStatus,
   type NewPlant,
+  type NotModified,
+  type PatchPlantErrorStatus,
+  type PatchPlantResult,
   type Plant,
+  type PlantAnswer,
+  type PlantMergePatch,
+  type PlantReplacement,
   type PlantStoreClient,
   type PlantStoreClientOptions,
+  type ReplacePlantErrorStatus,
+  type ReplacePlantResult,
+  type RequestOptions,
   UnexpectedResponseError,
 } from './plant-store-client.ts';

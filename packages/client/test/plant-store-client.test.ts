@@ -5,8 +5,10 @@ import {
   type CreatePlantErrorStatus,
   type CreatePlantResult,
   createPlantStoreClient,
+  type GetPlantResult,
   ListPlantsError,
   type NewPlant,
+  type ReplacePlantErrorStatus,
   UnexpectedResponseError,
 } from '../src/index.ts';
 
@@ -22,6 +24,8 @@ afterAll(async () => {
 });
 
 const client = () => createPlantStoreClient({ baseUrl: server.url, token: TOKEN });
+/** A strong ETag as the service makes them. */
+const ETAG = expect.stringMatching(/^"[A-Za-z0-9_-]{43}"$/);
 
 describe('createPlant', () => {
   it('when a plant with the largest int64 id is created, then it answers the plant, and the id reached the service exactly', async () => {
@@ -30,12 +34,13 @@ describe('createPlant', () => {
       ok: true,
       status: 200,
       plant: { name: 'Monstera', tag: 'aroid' },
+      etag: ETAG,
     });
     // The neighbour a double would round to is another plant: a conflict would show the id was changed.
     const retry = await client().createPlant({ id: 9223372036854775807n, name: 'Monstera', tag: 'aroid' });
     expect(retry.ok).toBe(true);
     const other = await client().createPlant({ id: 9223372036854775806n, name: 'Fern' });
-    expect(other).toEqual({ ok: true, status: 200, plant: { name: 'Fern' } });
+    expect(other).toEqual({ ok: true, status: 200, plant: { name: 'Fern' }, etag: ETAG });
   });
 
   it('when two ids differ beyond what a double tells apart, then they are two plants', async () => {
@@ -112,6 +117,7 @@ describe('getPlant, deletePlant and listPlants', () => {
       ok: true,
       status: 200,
       plant: { name: 'Calathea', tag: 'prayer' },
+      etag: ETAG,
     });
     expect(await client().getPlant(BAND + 1n)).toEqual({
       ok: false,
@@ -155,6 +161,112 @@ describe('getPlant, deletePlant and listPlants', () => {
     await expect(Array.fromAsync(client().listPlants({ limit: 0 }))).rejects.toMatchObject({
       failure: { status: 400, error: { message: expect.stringContaining('limit') } },
     });
+  });
+});
+
+describe('changing plants, ETags and conditional requests', () => {
+  // A band of ids of these tests' own.
+  const BAND = 2n ** 62n + 2_000_000n;
+  let next = BAND;
+  const freshId = () => next++;
+  const created = async (plant: NewPlant): Promise<string> => {
+    const result = await client().createPlant(plant);
+    if (!result.ok) throw new Error(`could not create: ${result.error.message}`);
+    return result.etag;
+  };
+
+  it('when a plant is replaced, then it answers the plant as stored with its new ETag, which a read gives too; without a tag, the tag is gone', async () => {
+    const id = freshId();
+    const first = await created({ id, name: 'Monstera', tag: 'aroid' });
+    const replaced = await client().replacePlant(id, { name: 'Monstera deliciosa' });
+    expect(replaced).toEqual({ ok: true, status: 200, plant: { name: 'Monstera deliciosa' }, etag: ETAG });
+    expect(replaced.ok && replaced.etag).not.toBe(first);
+    const read = await client().getPlant(id);
+    expect(read).toEqual(replaced);
+  });
+
+  it('when a plant is patched, then only the members given change; tag null removes the tag', async () => {
+    const id = freshId();
+    await created({ id, name: 'Fern', tag: 'old' });
+    expect(await client().patchPlant(id, { tag: 'new' })).toMatchObject({
+      plant: { name: 'Fern', tag: 'new' },
+    });
+    expect(await client().patchPlant(id, { name: 'Boston fern', tag: null })).toMatchObject({
+      ok: true,
+      plant: { name: 'Boston fern' },
+    });
+    expect(await client().getPlant(id)).toMatchObject({ plant: { name: 'Boston fern' } });
+  });
+
+  it('when no plant is stored, then replacing or patching is a typed 404; a bad body a typed 400', async () => {
+    const id = freshId();
+    expect(await client().replacePlant(id, { name: 'x' })).toMatchObject({ ok: false, status: 404 });
+    expect(await client().patchPlant(id, { name: 'x' })).toMatchObject({ ok: false, status: 404 });
+    await created({ id, name: 'Kept' });
+    expect(await client().replacePlant(id, { id: id + 1n, name: 'x' })).toMatchObject({
+      ok: false,
+      status: 400,
+      error: { message: expect.stringContaining(`must be the id of the plant it changes, ${id}`) },
+    });
+  });
+
+  it('when ifMatch names the ETag read, then the change is made; once the plant changed, a typed 412 and nothing changes', async () => {
+    const id = freshId();
+    const etag = await created({ id, name: 'Read' });
+    const mine = await client().patchPlant(id, { tag: 'mine' }, { ifMatch: etag });
+    expect(mine.ok).toBe(true);
+    const stale = await client().replacePlant(id, { name: 'Theirs' }, { ifMatch: etag });
+    expect(stale).toMatchObject({
+      ok: false,
+      status: 412,
+      error: { error: 412, message: expect.stringContaining('does not meet the precondition') },
+    });
+    expect(await client().deletePlant(id, { ifMatch: etag })).toMatchObject({ ok: false, status: 412 });
+    expect(await client().getPlant(id)).toMatchObject({ plant: { name: 'Read', tag: 'mine' } });
+    expect(await client().deletePlant(id, { ifMatch: mine.ok ? mine.etag : '' })).toEqual({
+      ok: true,
+      status: 204,
+    });
+  });
+
+  it('when two clients change a plant with the same ifMatch at once, then one succeeds and the other gets 412', async () => {
+    const id = freshId();
+    const etag = await created({ id, name: 'Contested' });
+    const results = await Promise.all([
+      client().patchPlant(id, { tag: 'a' }, { ifMatch: etag }),
+      client().patchPlant(id, { tag: 'b' }, { ifMatch: etag }),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual([200, 412]);
+  });
+
+  it('when ifNoneMatch names the current ETag, then a 304 with it and no plant; once the plant changed, 200 with the new one', async () => {
+    const id = freshId();
+    const etag = await created({ id, name: 'Cached' });
+    expect(await client().getPlant(id, { ifNoneMatch: etag })).toEqual({ ok: true, status: 304, etag });
+    await client().replacePlant(id, { name: 'Changed' });
+    const fresh: GetPlantResult = await client().getPlant(id, { ifNoneMatch: etag });
+    expect(fresh).toMatchObject({ ok: true, status: 200, plant: { name: 'Changed' } });
+  });
+
+  it('when plants are listed by tag, then only those with exactly that tag come, page after page', async () => {
+    const tag = `tag & ${BAND} é`;
+    const ids = [freshId(), freshId(), freshId(), freshId()];
+    await created({ id: ids[0] as bigint, name: 'a', tag });
+    await created({ id: ids[1] as bigint, name: 'b', tag: `${tag}!` });
+    await created({ id: ids[2] as bigint, name: 'c', tag });
+    await created({ id: ids[3] as bigint, name: 'd', tag });
+    const listed = await Array.fromAsync(client().listPlants({ tag, limit: 1 }));
+    expect(listed).toEqual([
+      { id: ids[0], name: 'a', tag },
+      { id: ids[2], name: 'c', tag },
+      { id: ids[3], name: 'd', tag },
+    ]);
+  });
+
+  it('when the results are typed, then their statuses follow the document', () => {
+    expectTypeOf<ReplacePlantErrorStatus>().toEqualTypeOf<
+      400 | 401 | 403 | 404 | 408 | 412 | 413 | 415 | 503
+    >();
   });
 });
 

@@ -16,9 +16,9 @@ function get(path: string, extra = ''): string {
   return `GET ${path} HTTP/1.1\r\nHost: test\r\n${extra}\r\n`;
 }
 
-function post(body: string, extra = '', type = 'application/json'): string {
+function post(body: string, extra = '', type = 'application/json', method = 'POST'): string {
   return (
-    `POST /echo HTTP/1.1\r\nHost: test\r\nContent-Type: ${type}\r\n` +
+    `${method} /echo HTTP/1.1\r\nHost: test\r\nContent-Type: ${type}\r\n` +
     `Content-Length: ${Buffer.byteLength(body, 'latin1')}\r\n${extra}\r\n${body}`
   );
 }
@@ -282,6 +282,37 @@ describe('a Koa app served through hardenServer', () => {
       client.socket.write(bytes);
       const answers = await client.closed();
       expect(answers.map((answer) => [answer.status, answer.text])).toEqual([[status, message]]);
+    });
+
+    it('when a reader takes another JSON media type (a merge patch), then it reads a body of that type, any case, with a UTF-8 charset', async () => {
+      for (const type of ['application/merge-patch+json', 'Application/Merge-Patch+JSON; charset=utf-8']) {
+        const answers = await exchange(running.port, post('{"name":"x","id":1}', CLOSE, type, 'PATCH'));
+        expect(answers.map((answer) => [answer.status, answer.text])).toEqual([[200, '{"name":"x"}']]);
+      }
+    });
+
+    it.each([
+      ['application/json', ''],
+      ['text/plain', ''],
+      ['application/merge-patch+json; charset=iso-8859-1', ''],
+      ['application/merge-patch+json', 'Content-Encoding: gzip\r\n'],
+    ])(
+      'when a PATCH body is %s %s, then 415 with Accept-Patch naming the type the reader takes',
+      async (type, extra) => {
+        const answers = await exchange(running.port, post('{"name":"x"}', `${extra}${CLOSE}`, type, 'PATCH'));
+        expect(answers).toHaveLength(1);
+        expect(answers[0]?.status).toBe(415);
+        expect(answers[0]?.text).toMatch(
+          /^the request body must (be application\/merge-patch\+json \(UTF-8\)|not be encoded)/,
+        );
+        expect(answers[0]?.head).toMatch(/\r\nAccept-Patch: application\/merge-patch\+json(\r\n|$)/i);
+      },
+    );
+
+    it('when a POST is refused for its media type, then no Accept-Patch is sent: it names what a PATCH takes', async () => {
+      const answers = await exchange(running.port, post('{}', CLOSE, 'text/plain'));
+      expect(answers[0]?.status).toBe(415);
+      expect(answers[0]?.head).not.toMatch(/Accept-Patch/i);
     });
 
     it(`when a body says it is larger than the limit (${BODY_LIMIT} bytes), then 413 before it is read, and the connection closes`, async () => {

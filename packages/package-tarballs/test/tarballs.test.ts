@@ -278,7 +278,12 @@ const EXPECTED = {
       { authorization: 'Bearer consumer-token', body: `{"id":${INT64_MAX},"name":"Monstera","tag":"aroid"}` },
       { authorization: 'Bearer consumer-token', body: `{"id":${INT64_MAX},"name":"Fern"}` },
     ],
-    created: { ok: true, status: 200, plant: { name: 'Monstera', tag: 'aroid' } },
+    created: {
+      ok: true,
+      status: 200,
+      plant: { name: 'Monstera', tag: 'aroid' },
+      etag: '"YurG9qb1Iqq1vedvKlQ8RBzcupht5Cm9xExs3fSWmf0"',
+    },
     refused: { status: 409, ok: false },
     parsed: ['bigint', INT64_MAX, 1],
   },

@@ -21,6 +21,7 @@ import {
   VERSION_NOT_SUPPORTED_EXAMPLES,
 } from '../operations/error-examples.ts';
 import type { Answer, Content } from '../operations/operation.ts';
+import { PlantMergePatchSchema, PlantReplacementSchema } from '../operations/plant-changes.ts';
 import { toComponentSchema, toReferencingSchema } from './published-schemas.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -29,6 +30,8 @@ type JsonObject = Record<string, unknown>;
 const SCHEMAS: Readonly<Record<string, v.GenericSchema>> = {
   NewPlant: NewPlantObjectSchema,
   Plant: PlantResponseSchema,
+  PlantReplacement: PlantReplacementSchema,
+  PlantMergePatch: PlantMergePatchSchema,
   Error: ErrorBodySchema,
   Health: HealthBodySchema,
   Readiness: ReadinessBodySchema,
@@ -101,10 +104,42 @@ function describePlant(schema: JsonObject): JsonObject {
   };
 }
 
+const SAME_ID =
+  "Allowed when it is the path's id (so that a NewPlant as read can be sent back); any other id is refused.";
+
+function describeReplacement(schema: JsonObject): JsonObject {
+  describeProperty(schema, 'id', SAME_ID);
+  describeProperty(schema, 'name', 'The new name of the plant.');
+  describeProperty(schema, 'tag', 'The new tag; left out, the plant has no tag any more.');
+  return {
+    ...schema,
+    description: "A plant's new content (PUT): a Plant. Other members are ignored.",
+    examples: [{ name: 'Monstera deliciosa', tag: 'aroid' }],
+  };
+}
+
+function describeMergePatch(schema: JsonObject): JsonObject {
+  describeProperty(schema, 'id', SAME_ID);
+  describeProperty(
+    schema,
+    'name',
+    'The new name; left out, the name stays (`null` is refused: a plant keeps a name).',
+  );
+  describeProperty(schema, 'tag', 'The new tag, or `null` to remove it; left out, the tag stays.');
+  return {
+    ...schema,
+    description:
+      'A JSON merge patch (RFC 7396) of a plant (PATCH, `application/merge-patch+json`): the members sent change, the others stay. Other members are ignored.',
+    examples: [{ tag: 'aroid' }, { tag: null }],
+  };
+}
+
 /** What the components.schemas say beyond their valibot schemas. */
 const DESCRIPTIONS: Readonly<Record<string, (schema: JsonObject) => JsonObject>> = {
   NewPlant: describeNewPlant,
   Plant: describePlant,
+  PlantReplacement: describeReplacement,
+  PlantMergePatch: describeMergePatch,
   Error: (schema) => ({
     ...schema,
     description: 'The body of every failure.',
@@ -127,6 +162,12 @@ const HEADERS: Readonly<Record<SharedHeader, JsonObject>> = {
     description: 'Seconds to wait before trying again.',
     required: true,
     schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  ETag: {
+    description:
+      "The plant's strong entity-tag (RFC 9110): derived from its content alone (`name` and `tag`), so the same content has the same ETag on every replica and after every restart, and another content another one. Send it back in `If-Match` to change the plant only as you read it, or in `If-None-Match` to be told it is unchanged (304).",
+    required: true,
+    schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]{43}"$' },
   },
 };
 

@@ -4,7 +4,7 @@ import { stringifyExactJson } from '@plant-store/domain';
 import { DEFAULT_SCOPES } from '../auth/credentials.ts';
 import { EXPOSED_HEADERS } from '../http/middleware/cors.ts';
 import { answersOf } from '../operations/answers.ts';
-import type { Operation, Parameter, Parameters } from '../operations/operation.ts';
+import type { Operation, Parameter, Parameters, RequestHeader } from '../operations/operation.ts';
 import { OPERATIONS, TAGS } from '../operations/table.ts';
 import { components, responseObject, schemaObject } from './components.ts';
 import { toParameterSchema } from './published-schemas.ts';
@@ -17,10 +17,15 @@ export type OpenApiDocument = Record<string, unknown> & {
   readonly components: Record<string, Record<string, unknown>>;
 };
 
-const DESCRIPTION = `Creates plants in a store: \`POST /plants\` with a bearer token.
+const DESCRIPTION = `Creates plants in a store (\`POST /plants\`), reads, lists, changes and deletes them, with a bearer token.
 
 Every failure answers \`application/json\` \`{"error": <HTTP status>, "message": "..."}\`. The checks run in this
-order: credential (401), media type (415), size (413), JSON and fields (400), duplicate id (409).
+order: credential (401), scope (403), parameters (400), media type (415), size (413), JSON and fields (400), then
+the plant: precondition (412), absent (404), duplicate id (409).
+
+Every answer that carries one plant has its strong \`ETag\`, derived from its content alone: send it back in
+\`If-Match\` to change or delete the plant only as you read it (412 otherwise), or in \`If-None-Match\` to read it
+only when it changed (304 otherwise).
 
 Beyond the operations below: an unknown path answers 404, a known path with another method 405 (with
 \`Allow\`), both with the Error body and without a token. A request that the HTTP parser refuses answers 400,
@@ -54,20 +59,32 @@ function parameterObjects(parameters: Parameters | undefined, where: 'path' | 'q
   }));
 }
 
+/** The request headers an operation reads, as header parameters: never required. */
+function headerObjects(headers: readonly RequestHeader[] | undefined): JsonObject[] {
+  return (headers ?? []).map(({ name, description, schema }) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema,
+  }));
+}
+
 /** The security requirement of an operation: the bearer token with the scope a JWT needs, or none. */
 function securityOf({ scope }: Operation): JsonObject[] {
   return scope === 'none' ? [] : [{ bearerAuth: [DEFAULT_SCOPES[scope]] }];
 }
 
 function operationObject(operation: Operation): JsonObject {
-  const { description, query, body } = operation;
+  const { description, body } = operation;
+  const parameters = [...parameterObjects(operation.query, 'query'), ...headerObjects(operation.headers)];
   return {
     tags: operation.tags,
     operationId: operation.operationId,
     security: securityOf(operation),
     summary: operation.summary,
     ...(description === undefined ? {} : { description }),
-    ...(query === undefined ? {} : { parameters: parameterObjects(query, 'query') }),
+    ...(parameters.length === 0 ? {} : { parameters }),
     ...(body === undefined
       ? {}
       : {

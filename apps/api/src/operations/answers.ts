@@ -12,12 +12,13 @@ import {
   STORAGE_UNAVAILABLE_EXAMPLES,
   UNAUTHORIZED_EXAMPLES,
   UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
+  UNSUPPORTED_PATCH_TYPE_EXAMPLES,
   WRITE_SCOPE_EXAMPLES,
 } from './error-examples.ts';
 import type { Answer, Answers, Body, Header, Operation } from './operation.ts';
 
 /** The headers the document describes once, in its components (openapi/components.ts). */
-export type SharedHeader = 'WWW-Authenticate' | 'Retry-After';
+export type SharedHeader = 'WWW-Authenticate' | 'Retry-After' | 'ETag';
 
 export const sharedHeader = (name: SharedHeader): Header => ({ $ref: `#/components/headers/${name}` });
 
@@ -71,17 +72,34 @@ export const REQUEST_TIMEOUT = failure(
   REQUEST_TIMEOUT_EXAMPLES,
 );
 
+const PAYLOAD_TOO_LARGE = failure(
+  'The body is larger than the configured limit (64 KiB by default).',
+  PAYLOAD_TOO_LARGE_EXAMPLES,
+);
+
 /** The refusals of each media type's body reader, besides the 400 of its content. */
 const BODY_ANSWERS: Readonly<Record<Body['mediaType'], Answers>> = {
   'application/json': {
     408: REQUEST_TIMEOUT,
-    413: failure(
-      'The body is larger than the configured limit (64 KiB by default).',
-      PAYLOAD_TOO_LARGE_EXAMPLES,
-    ),
+    413: PAYLOAD_TOO_LARGE,
     415: failure(
       'The body is not `application/json`, names a charset other than UTF-8, or has a `Content-Encoding` other than `identity` (bodies are never decompressed).',
       UNSUPPORTED_MEDIA_TYPE_EXAMPLES,
+    ),
+  },
+  'application/merge-patch+json': {
+    408: REQUEST_TIMEOUT,
+    413: PAYLOAD_TOO_LARGE,
+    415: failure(
+      'The body is not `application/merge-patch+json` (`application/json` included), names a charset other than UTF-8, or has a `Content-Encoding` other than `identity`. `Accept-Patch` names the media type a PATCH takes (RFC 5789).',
+      UNSUPPORTED_PATCH_TYPE_EXAMPLES,
+      {
+        'Accept-Patch': {
+          description: 'The media type of the patch documents taken: `application/merge-patch+json`.',
+          required: true,
+          schema: { type: 'string', pattern: '^application/merge-patch\\+json$' },
+        },
+      },
     ),
   },
 };

@@ -57,6 +57,29 @@ export const BAD_REQUEST_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
+/** PUT /plants/{id}, 400: what a replacement adds to a create's refusals. */
+export const REPLACE_BAD_REQUEST_EXAMPLES = {
+  otherId: example(
+    "An id member that is not the path's id",
+    400,
+    'invalid plant: id must be the id of the plant it changes, 7, or left out',
+  ),
+  tagNull: example(
+    'A null tag (leave the tag out to remove it)',
+    400,
+    'invalid plant: tag must be a string, not null',
+  ),
+} satisfies ErrorExamples;
+
+/** PATCH /plants/{id}, 400: a merge patch's members. */
+export const PATCH_BAD_REQUEST_EXAMPLES = {
+  tagNumber: example(
+    'A tag that is neither a string nor null',
+    400,
+    'invalid plant: tag must be a string, or null to remove it, not a number',
+  ),
+} satisfies ErrorExamples;
+
 /** 400 of the operations that read or delete plants: their parameters, each named. */
 export const BAD_PARAMETER_EXAMPLES = {
   idNotDecimal: example(
@@ -79,6 +102,31 @@ export const BAD_PARAMETER_EXAMPLES = {
     'after=x',
     400,
     'invalid parameter: after must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)',
+  ),
+  tagTwice: example('tag=a&tag=b', 400, 'invalid parameter: tag must be given once'),
+  tagNotUtf8: example(
+    'tag=%FF: a percent-escape that is not UTF-8 (never read as U+FFFD)',
+    400,
+    'invalid parameter: tag must be UTF-8 once percent-decoded',
+  ),
+  tagWithNul: example(
+    'tag=%00: a tag no plant can hold',
+    400,
+    'invalid parameter: tag must not contain the NUL character (U+0000)',
+  ),
+} satisfies ErrorExamples;
+
+/** 412 of the operations that change or delete a plant with If-Match. */
+export const PRECONDITION_FAILED_EXAMPLES = {
+  otherContent: example(
+    "If-Match does not name the plant's current ETag",
+    412,
+    'the plant with id 7 does not meet the precondition: it holds other content, or there is none',
+  ),
+  noPlant: example(
+    'If-Match, and no plant under the id',
+    412,
+    'the plant with id 8 does not meet the precondition: it holds other content, or there is none',
   ),
 } satisfies ErrorExamples;
 
@@ -153,6 +201,16 @@ export const UNSUPPORTED_MEDIA_TYPE_EXAMPLES = {
     415,
     'the request body must not be encoded: Content-Encoding is not supported',
   ),
+} satisfies ErrorExamples;
+
+/** 415 of PATCH /plants/{id}, with Accept-Patch. */
+export const UNSUPPORTED_PATCH_TYPE_EXAMPLES = {
+  notMergePatch: example(
+    'Content-Type: application/json, or anything but a merge patch',
+    415,
+    'the request body must be application/merge-patch+json (UTF-8)',
+  ),
+  encoded: UNSUPPORTED_MEDIA_TYPE_EXAMPLES.encoded,
 } satisfies ErrorExamples;
 
 export const INTERNAL_ERROR_EXAMPLES = {

@@ -2,11 +2,17 @@
 // (openapi/openapi-document.ts) are both made from these entries, as fastify makes validation and
 // @fastify/swagger's document from a route's `schema`: they cannot disagree.
 import type { RouterContext } from '@koa/router';
-import { invalidParameter, type PlantRepository, type PlantStorage } from '@plant-store/domain';
+import {
+  InvalidParameterError,
+  invalidParameter,
+  type PlantRepository,
+  type PlantStorage,
+} from '@plant-store/domain';
 import type { JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import type { CredentialChecker } from '../auth/credentials.ts';
 import type { AppState } from '../http/app-state.ts';
+import { parametersNotUtf8 } from '../http/query-utf8.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ErrorExamples } from './error-examples.ts';
 
@@ -33,8 +39,18 @@ export type Parameters = Readonly<Record<string, Parameter>>;
  * checks it with. The reader builds only the schema's members: the others are ignored.
  */
 export interface Body {
-  readonly mediaType: 'application/json';
+  readonly mediaType: 'application/json' | 'application/merge-patch+json';
   readonly schema: v.GenericSchema & { readonly entries: v.ObjectEntries };
+}
+
+/**
+ * A request header the handler reads itself (a precondition), for the document to describe. Never
+ * required, and never a 400: what the handler cannot read it treats as its description says.
+ */
+export interface RequestHeader {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: JsonSchema;
 }
 
 /** A header of an answer as OpenAPI writes it, or a reference to one of the document's components. */
@@ -105,6 +121,8 @@ export interface OperationSpec<P extends Parameters = NoParameters, Q extends Pa
   readonly scope: Scope;
   readonly params?: P;
   readonly query?: Q;
+  /** The request headers its handler reads. */
+  readonly headers?: readonly RequestHeader[];
   readonly body?: Body;
   /** It reads or writes the plants, so it answers 503 while storage is unavailable. */
   readonly storage?: boolean;
@@ -156,17 +174,36 @@ function checked(schema: v.GenericSchema, value: unknown, where: string): Readon
   return result.output as Readonly<Record<string, unknown>>;
 }
 
+const REPLACED = '\uFFFD';
+const NOT_UTF8 = 'must be UTF-8 once percent-decoded';
+
+/** Refuses a query parameter of `names` that URLSearchParams repaired (see query-utf8.ts). */
+function refuseRepaired(ctx: OperationContext, names: readonly string[]): void {
+  const repaired = names.filter((name) => {
+    const value = ctx.query[name];
+    return Array.isArray(value) ? value.some((item) => item.includes(REPLACED)) : value?.includes(REPLACED);
+  });
+  if (repaired.length === 0) return;
+  const notUtf8 = parametersNotUtf8(ctx.querystring);
+  const issues = repaired.filter((name) => notUtf8.has(name)).map((field) => ({ field, problem: NOT_UTF8 }));
+  if (issues.length > 0) throw new InvalidParameterError(issues);
+}
+
 /**
  * Reads an operation's parameters from its request, path then query, each by its schema: the values, or
- * the domain's InvalidParameterError naming each bad one. Query parameters are optional; others are ignored.
+ * the domain's InvalidParameterError naming each bad one. Query parameters are optional; others are
+ * ignored; one whose value is not UTF-8 once percent-decoded is refused, never read repaired.
  */
 export function parametersReader(
   operation: Operation,
 ): (ctx: OperationContext) => Pick<Input<Parameters, Parameters>, 'params' | 'query'> {
   const path = objectOf(operation.params, (schema) => schema);
   const query = objectOf(operation.query, (schema) => v.optional(schema));
-  return (ctx) => ({
-    params: path === undefined ? NONE : checked(path, ctx.params, 'path'),
-    query: query === undefined ? NONE : checked(query, ctx.query, 'query'),
-  });
+  const queryNames = Object.keys(operation.query ?? {});
+  return (ctx) => {
+    const params = path === undefined ? NONE : checked(path, ctx.params, 'path');
+    if (query === undefined) return { params, query: NONE };
+    refuseRepaired(ctx, queryNames);
+    return { params, query: checked(query, ctx.query, 'query') };
+  };
 }

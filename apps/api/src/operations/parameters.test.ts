@@ -17,8 +17,8 @@ const readOnePlant = parametersReader(getPlantOperation);
 const readList = parametersReader(listPlantsOperation);
 const parsePlantIdParameter = (text: unknown): unknown =>
   readOnePlant({ params: { id: text } } as unknown as OperationContext).params.id;
-const parseListPlantsParameters = (query: Readonly<Record<string, unknown>>): unknown =>
-  readList({ query } as unknown as OperationContext).query;
+const parseListPlantsParameters = (query: Readonly<Record<string, unknown>>, querystring = ''): unknown =>
+  readList({ query, querystring } as unknown as OperationContext).query;
 
 const PLAIN_DECIMAL =
   'must be an integer in plain decimal (digits with an optional leading -; no +, leading zeros, fraction or exponent)';
@@ -158,6 +158,32 @@ describe('the parameters of a list, read from its query', () => {
     expect(() => parseListPlantsParameters({ limit: '0', after: 'x' })).toThrow(
       `invalid parameter: limit ${LIMIT}; after ${PLAIN_DECIMAL}`,
     );
+  });
+});
+
+describe('the tag of a list, read from its query', () => {
+  it.each(['aroid', '', ' a b ', 'caf\u00e9 \u{1F335}', '\ufffd', 'x'.repeat(10_000)])(
+    'when tag is %j, then it is that text exactly',
+    (tag) => {
+      expect(parseListPlantsParameters({ tag }, `tag=${encodeURIComponent(tag)}`)).toStrictEqual({ tag });
+    },
+  );
+
+  it.each([
+    ['given twice', { tag: ['a', 'b'] }, 'tag=a&tag=b', 'tag: must be given once'],
+    ['holding NUL', { tag: 'a\u0000' }, 'tag=a%00', 'tag: must not contain the NUL character (U+0000)'],
+    ['not UTF-8 once decoded', { tag: 'a\ufffd' }, 'tag=a%FF', 'tag: must be UTF-8 once percent-decoded'],
+  ])('when tag is %s, then it is refused naming tag', (_label, query, querystring, problem) => {
+    expect(problemsOf(() => parseListPlantsParameters(query, querystring))).toEqual([problem]);
+  });
+
+  it('when another parameter is not UTF-8 once decoded, then only the tag is looked at: the others are text the schemas refuse or ignore', () => {
+    expect(parseListPlantsParameters({ colour: '\ufffd', tag: 'a' }, 'colour=%FF&tag=a')).toStrictEqual({
+      tag: 'a',
+    });
+    expect(problemsOf(() => parseListPlantsParameters({ limit: '\ufffd' }, 'limit=%FF'))).toEqual([
+      'limit: must be UTF-8 once percent-decoded',
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   PAGE_LIMIT_RULE,
   PageLimitSchema,
   PLANT_ID_RANGE_RULE,
+  PlantTextSchema,
 } from '@plant-store/domain';
 import * as v from 'valibot';
 
@@ -38,4 +39,10 @@ export const PageLimitTextSchema = v.pipe(
   v.regex(LIMIT_TEXT, PAGE_LIMIT_RULE),
   v.transform(Number),
   PageLimitSchema,
+);
+
+/** A tag as a query carries it, percent-decoded: any text a tag may be (`tag=` is the empty tag), once. */
+export const PlantTagTextSchema = v.pipe(
+  v.string((issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be text')),
+  PlantTextSchema,
 );

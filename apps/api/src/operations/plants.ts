@@ -1,4 +1,5 @@
-// The store itself: each operation on plants as it is published and as it is served.
+// The store itself: each operation on plants as it is published and as it is served. Changing a plant
+// (PUT, PATCH) is in plant-changes.ts.
 import {
   createPlant,
   DEFAULT_PAGE_LIMIT,
@@ -11,26 +12,28 @@ import {
 } from '@plant-store/domain';
 import * as v from 'valibot';
 import { jsonStringBound, stringifyBoundedArray } from '../http/json/bounded-array.ts';
-import { PlantResponseSchema } from './answer-bodies.ts';
 import { failure } from './answers.ts';
+import { BAD_REQUEST_EXAMPLES, CONFLICT_EXAMPLES, INTERNAL_ERROR_EXAMPLES } from './error-examples.ts';
+import { defineOperation } from './operation.ts';
+import { PageLimitTextSchema, PlantIdTextSchema, PlantTagTextSchema } from './parameters.ts';
 import {
-  BAD_REQUEST_EXAMPLES,
-  CONFLICT_EXAMPLES,
-  INTERNAL_ERROR_EXAMPLES,
-  PLANT_NOT_FOUND_EXAMPLES,
-} from './error-examples.ts';
-import { defineOperation, type OperationContext } from './operation.ts';
-import { PageLimitTextSchema, PlantIdTextSchema } from './parameters.ts';
-
-/**
- * A JSON answer, its type set as a header: `ctx.body = object` has Koa look the type up in its mime
- * table on every answer, then stringify it (~1.5 us a request in the profile).
- */
-function answerJson(ctx: OperationContext, text: string): void {
-  ctx.status = 200;
-  ctx.set('Content-Type', 'application/json; charset=utf-8');
-  ctx.body = text;
-}
+  answerJson,
+  answerPlant,
+  ONE_PLANT,
+  PLANT_ID,
+  PLANT_NOT_FOUND,
+  plantAnswer,
+} from './plant-answers.ts';
+import { plantETag } from './plant-etag.ts';
+import {
+  answerNotModified,
+  IF_MATCH,
+  IF_NONE_MATCH,
+  ifMatchOf,
+  isNotModified,
+  NOT_MODIFIED,
+  PRECONDITION_FAILED,
+} from './preconditions.ts';
 
 /** DESIGN.md: a list page's body takes at most 1 MiB, but holds one plant whatever its size. */
 export const PAGE_BODY_MAX_BYTES = 1024 * 1024;
@@ -46,9 +49,14 @@ function plantJsonBound(plant: NewPlant): number {
   );
 }
 
-/** The link to the page after this one, as RFC 8288 writes it (DESIGN.md: `</plants?limit=N&after=LAST>; rel="next"`). */
+/**
+ * The link to the page after this one, as RFC 8288 writes it (DESIGN.md: `</plants?limit=N&after=LAST>;
+ * rel="next"`), with the page's tag, percent-encoded, when it lists by tag.
+ */
 function nextPageLink(next: PlantPage['next']): string | undefined {
-  return next === undefined ? undefined : `</plants?limit=${next.limit}&after=${next.after}>; rel="next"`;
+  if (next === undefined) return undefined;
+  const tag = next.tag === undefined ? '' : `&tag=${encodeURIComponent(next.tag)}`;
+  return `</plants?limit=${next.limit}&after=${next.after}${tag}>; rel="next"`;
 }
 
 export const listPlantsOperation = defineOperation({
@@ -58,13 +66,15 @@ export const listPlantsOperation = defineOperation({
   tags: ['plants'],
   scope: 'read',
   storage: true,
-  summary: 'Lists plants with their ids, ascending by id, a page at a time (HEAD: headers only).',
+  summary:
+    'Lists plants with their ids, ascending by id, a page at a time, or those of one tag (HEAD: headers only).',
   description:
-    'While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. ' +
-    'Following it from the first page sees every plant stored for the whole walk exactly once, whatever ' +
-    'is created or deleted meanwhile. A page holds at most `limit` plants and at most 1 MiB of body, ' +
-    'but always one plant: a page of long plants may hold fewer than `limit` and still have a next ' +
-    'one, which starts after its last plant. Unknown parameters are ignored.',
+    'While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page ' +
+    '(with `&tag=T` when listing by tag). Following it from the first page sees every plant stored for ' +
+    'the whole walk exactly once, whatever is created, changed or deleted meanwhile. A page holds at most ' +
+    '`limit` plants and at most 1 MiB of body, but always one plant: a page of long plants may hold ' +
+    'fewer than `limit` and still have a next one, which starts after its last plant. Unknown parameters ' +
+    'are ignored; a parameter given twice is a 400.',
   query: {
     limit: {
       description: 'How many plants at most, 1 to 1000.',
@@ -75,6 +85,11 @@ export const listPlantsOperation = defineOperation({
       description: 'Only plants with a greater id: the last id of the page before (plain decimal int64).',
       schema: PlantIdTextSchema,
     },
+    tag: {
+      description:
+        'Only plants whose tag is exactly this text, percent-encoded as UTF-8 (`tag=` is the empty tag; a plant without a tag never matches).',
+      schema: PlantTagTextSchema,
+    },
   },
   responses: {
     200: {
@@ -82,9 +97,12 @@ export const listPlantsOperation = defineOperation({
       headers: {
         Link: {
           description:
-            'The next page, present while more plants remain: `</plants?limit=N&after=LAST>; rel="next"`.',
+            'The next page, present while more plants remain: `</plants?limit=N&after=LAST>; rel="next"`, with `&tag=T` (percent-encoded UTF-8) when listing by tag.',
           required: false,
-          schema: { type: 'string', pattern: '^</plants\\?limit=[0-9]+&after=-?[0-9]+>; rel="next"$' },
+          schema: {
+            type: 'string',
+            pattern: '^</plants\\?limit=[0-9]+&after=-?[0-9]+(&tag=[A-Za-z0-9%!\'()*._~-]*)?>; rel="next"$',
+          },
         },
       },
       body: { schema: v.array(NewPlantObjectSchema) },
@@ -99,9 +117,14 @@ export const listPlantsOperation = defineOperation({
       const page = await listPlants({ plants }, query, { maxBytes: PAGE_BODY_MAX_BYTES });
       const body = stringifyBoundedArray(page.plants, PAGE_BODY_MAX_BYTES, plantJsonBound);
       const last = page.plants[body.count - 1];
+      const { tag } = query;
       const next =
         body.count < page.plants.length && last !== undefined
-          ? { limit: query.limit ?? DEFAULT_PAGE_LIMIT, after: last.id }
+          ? {
+              limit: query.limit ?? DEFAULT_PAGE_LIMIT,
+              after: last.id,
+              ...(tag === undefined ? {} : { tag }),
+            }
           : page.next;
       const link = nextPageLink(next);
       if (link !== undefined) ctx.set('Link', link);
@@ -135,10 +158,9 @@ export const createPlantOperation = defineOperation({
     'and `tag` is a retry: 200 again, nothing changes. After a 200 the plant is durably stored.',
   body: { mediaType: 'application/json', schema: NewPlantObjectSchema },
   responses: {
-    200: {
-      description: 'The plant response, the created plant (or the stored one, for a retry).',
-      body: { schema: PlantResponseSchema },
-    },
+    200: plantAnswer(
+      'The plant response, the created plant (or the stored one, for a retry), with its ETag.',
+    ),
     400: failure(BAD_REQUEST_DESCRIPTION, BAD_REQUEST_EXAMPLES),
     409: failure(
       'A plant with this `id` is stored already with another `name` or `tag`; it is unchanged.',
@@ -151,20 +173,9 @@ export const createPlantOperation = defineOperation({
     async (ctx, { body }) => {
       // A retry of a stored plant (created: false) answers just like the first creation did.
       const { plant } = await createPlant({ plants }, body);
-      answerJson(ctx, JSON.stringify(plant));
+      answerPlant(ctx, plant);
     },
 });
-
-/** The path of one plant, and its parameter, shared by the operations on it. */
-const ONE_PLANT = '/plants/{id}';
-const PLANT_ID = {
-  id: {
-    description:
-      "The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent.",
-    schema: PlantIdTextSchema,
-  },
-};
-const PLANT_NOT_FOUND = failure('No plant is stored under this id.', PLANT_NOT_FOUND_EXAMPLES);
 
 export const getPlantOperation = defineOperation({
   method: 'get',
@@ -174,18 +185,22 @@ export const getPlantOperation = defineOperation({
   scope: 'read',
   storage: true,
   summary: 'Reads a plant by its id (HEAD: the same headers, no body).',
+  description:
+    'With `If-None-Match` naming its current ETag (or `*`), 304 without a body: a cache asks whether its copy is still the plant.',
   params: PLANT_ID,
+  headers: [IF_NONE_MATCH],
   responses: {
-    200: {
-      description: 'The plant, without its id (as POST answers it).',
-      body: { schema: PlantResponseSchema },
-    },
+    200: plantAnswer('The plant, without its id (as POST answers it), with its ETag.'),
+    304: NOT_MODIFIED,
     404: PLANT_NOT_FOUND,
   },
   handler:
     ({ plants }) =>
     async (ctx, { params }) => {
-      answerJson(ctx, JSON.stringify(await getPlant({ plants }, params.id)));
+      const plant = await getPlant({ plants }, params.id);
+      const etag = plantETag(plant);
+      if (isNotModified(ctx, etag)) answerNotModified(ctx, etag);
+      else answerPlant(ctx, plant, etag);
     },
 });
 
@@ -197,15 +212,19 @@ export const deletePlantOperation = defineOperation({
   scope: 'write',
   storage: true,
   summary: 'Deletes a plant; its id is then free for a plant with any content.',
+  description: 'With `If-Match`, only the plant it names: else 412, and the plant stays.',
   params: PLANT_ID,
+  headers: [IF_MATCH],
   responses: {
     204: { description: 'The plant was deleted.' },
     404: PLANT_NOT_FOUND,
+    412: PRECONDITION_FAILED,
   },
   handler:
     ({ plants }) =>
     async (ctx, { params }) => {
-      await deletePlant({ plants }, params.id);
+      const ifMatch = ifMatchOf(ctx);
+      await deletePlant({ plants }, params.id, ifMatch === undefined ? {} : { ifMatch });
       ctx.status = 204;
     },
 });

@@ -29,12 +29,12 @@ const ROUTER_OPTIONS = {
   exclusive: 'specificity',
 } satisfies RouterOptions;
 
-/** The reader of each media type a body may have; it puts what it read in `ctx.state.body`. */
-const BODY_READERS: Readonly<
-  Record<Body['mediaType'], (body: Body, limit: number) => KoaMiddleware<AppState>>
-> = {
-  'application/json': (body, limit) => jsonBody({ limit, members: Object.keys(body.schema.entries) }),
-};
+/**
+ * The reader of a body: JSON of its media type (a merge patch is JSON too), of which it builds the
+ * schema's members; it puts what it read in `ctx.state.body`.
+ */
+const bodyReader = ({ mediaType, schema }: Body, limit: number): KoaMiddleware<AppState> =>
+  jsonBody({ limit, members: Object.keys(schema.entries), mediaType });
 
 /**
  * An operation's middleware, composed once into the one the router is given: @koa/router composes a
@@ -52,7 +52,7 @@ function route(operation: Operation, deps: RoutesDeps): RouterMiddleware<AppStat
   if (body === undefined) {
     steps.push((ctx) => handle(ctx, { ...readParameters(ctx), body: undefined }));
   } else {
-    const readBody = BODY_READERS[body.mediaType](body, deps.bodyLimit);
+    const readBody = bodyReader(body, deps.bodyLimit);
     steps.push(async (ctx) => {
       const parameters = readParameters(ctx);
       await readBody(ctx, async () => handle(ctx, { ...parameters, body: ctx.state.body }));

@@ -3,6 +3,7 @@
 import { apiReferenceOperation, docsAssetOperation, openApiDocumentOperation } from './documentation.ts';
 import { healthOperation, metricsOperation, readinessOperation } from './monitoring.ts';
 import type { Operation, Tag } from './operation.ts';
+import { patchPlantOperation, replacePlantOperation } from './plant-changes.ts';
 import {
   createPlantOperation,
   deletePlantOperation,
@@ -14,7 +15,8 @@ import {
 export const TAGS: readonly { readonly name: Tag | 'webhooks'; readonly description: string }[] = [
   {
     name: 'plants',
-    description: 'The store itself: creating, reading, listing and deleting plants. Needs a bearer token.',
+    description:
+      'The store itself: creating, reading, listing, changing and deleting plants. Needs a bearer token.',
   },
   {
     name: 'monitoring',
@@ -32,6 +34,8 @@ export const OPERATIONS: readonly Operation[] = [
   listPlantsOperation,
   createPlantOperation,
   getPlantOperation,
+  replacePlantOperation,
+  patchPlantOperation,
   deletePlantOperation,
   healthOperation,
   readinessOperation,

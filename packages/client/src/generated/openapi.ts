@@ -80,8 +80,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Lists plants with their ids, ascending by id, a page at a time (HEAD: headers only).
-         * @description While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page. Following it from the first page sees every plant stored for the whole walk exactly once, whatever is created or deleted meanwhile. A page holds at most `limit` plants and at most 1 MiB of body, but always one plant: a page of long plants may hold fewer than `limit` and still have a next one, which starts after its last plant. Unknown parameters are ignored.
+         * Lists plants with their ids, ascending by id, a page at a time, or those of one tag (HEAD: headers only).
+         * @description While more plants remain, `Link: </plants?limit=N&after=LAST>; rel="next"` gives the next page (with `&tag=T` when listing by tag). Following it from the first page sees every plant stored for the whole walk exactly once, whatever is created, changed or deleted meanwhile. A page holds at most `limit` plants and at most 1 MiB of body, but always one plant: a page of long plants may hold fewer than `limit` and still have a next one, which starts after its last plant. Unknown parameters are ignored; a parameter given twice is a 400.
          */
         get: operations["listPlants"];
         put?: never;
@@ -106,15 +106,29 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Reads a plant by its id (HEAD: the same headers, no body). */
+        /**
+         * Reads a plant by its id (HEAD: the same headers, no body).
+         * @description With `If-None-Match` naming its current ETag (or `*`), 304 without a body: a cache asks whether its copy is still the plant.
+         */
         get: operations["getPlant"];
-        put?: never;
+        /**
+         * Replaces a plant: its name, and its tag (removed when left out).
+         * @description The body is a Plant, checked as a create's is; unknown members are ignored, and an `id` member is allowed when it is the path's id. The plant must exist: PUT never creates (POST does). The same PUT again answers 200 and changes nothing. With `If-Match`, only the plant it names is replaced. Changes send no webhook. The checks run in this order: credential (401), scope (403), path id (400), media type (415), size (413), JSON and fields (400), then the plant: `If-Match` (412), absent (404).
+         */
+        put: operations["replacePlant"];
         post?: never;
-        /** Deletes a plant; its id is then free for a plant with any content. */
+        /**
+         * Deletes a plant; its id is then free for a plant with any content.
+         * @description With `If-Match`, only the plant it names: else 412, and the plant stays.
+         */
         delete: operations["deletePlant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Changes some of a plant: a JSON merge patch (RFC 7396) of its name and tag.
+         * @description `Content-Type: application/merge-patch+json`. `name` a string replaces the name; `tag` a string sets it, `null` removes it; members left out stay as they are, even when another request changes them meanwhile; unknown members are ignored, and an `id` member is allowed when it is the path's id. `{}` changes nothing. With `If-Match`, only the plant it names is changed. Changes send no webhook. The checks run in this order: credential (401), scope (403), path id (400), media type (415), size (413), JSON and fields (400), then the plant: `If-Match` (412), absent (404).
+         */
+        patch: operations["patchPlant"];
         trace?: never;
     };
     "/readyz": {
@@ -209,6 +223,44 @@ export interface components {
             /** @description The name of the plant, exactly as it was sent. */
             name: string;
             /** @description Tag to specify the type; present only when it was sent (an empty tag is a tag). */
+            tag?: string;
+        };
+        /**
+         * @description A JSON merge patch (RFC 7396) of a plant (PATCH, `application/merge-patch+json`): the members sent change, the others stay. Other members are ignored.
+         * @example {
+         *       "tag": "aroid"
+         *     }
+         * @example {
+         *       "tag": null
+         *     }
+         */
+        PlantMergePatch: {
+            /**
+             * Format: int64
+             * @description Allowed when it is the path's id (so that a NewPlant as read can be sent back); any other id is refused.
+             */
+            id?: bigint;
+            /** @description The new name; left out, the name stays (`null` is refused: a plant keeps a name). Any JSON string is kept exactly, but the service answers 400 for one that no storage keeps exactly. Its rules, as the 400 message words them: "must not contain the NUL character (U+0000)"; "must be well-formed Unicode (it contains a lone surrogate)". */
+            name?: string;
+            /** @description The new tag, or `null` to remove it; left out, the tag stays. */
+            tag?: string | null;
+        };
+        /**
+         * @description A plant's new content (PUT): a Plant. Other members are ignored.
+         * @example {
+         *       "name": "Monstera deliciosa",
+         *       "tag": "aroid"
+         *     }
+         */
+        PlantReplacement: {
+            /**
+             * Format: int64
+             * @description Allowed when it is the path's id (so that a NewPlant as read can be sent back); any other id is refused.
+             */
+            id?: bigint;
+            /** @description The new name of the plant. Any JSON string is kept exactly, but the service answers 400 for one that no storage keeps exactly. Its rules, as the 400 message words them: "must not contain the NUL character (U+0000)"; "must be well-formed Unicode (it contains a lone surrogate)". */
+            name: string;
+            /** @description The new tag; left out, the plant has no tag any more. Any JSON string is kept exactly, but the service answers 400 for one that no storage keeps exactly. Its rules, as the 400 message words them: "must not contain the NUL character (U+0000)"; "must be well-formed Unicode (it contains a lone surrogate)". */
             tag?: string;
         };
         Readiness: {
@@ -320,6 +372,8 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description The plant's strong entity-tag (RFC 9110): derived from its content alone (`name` and `tag`), so the same content has the same ETag on every replica and after every restart, and another content another one. Send it back in `If-Match` to change the plant only as you read it, or in `If-None-Match` to be told it is unchanged (304). */
+        ETag: string;
         /** @description Seconds to wait before trying again. */
         "Retry-After": string;
         /** @description The bearer challenge (RFC 6750): `Bearer realm="plant-store"`, with `, error="invalid_token"` when a token was sent but is not valid (and `error_description` naming the failed check for a JWT), `invalid_request` for two Authorization headers, `insufficient_scope` with `scope` for a 403. */
@@ -446,6 +500,8 @@ export interface operations {
                 after?: bigint;
                 /** @description How many plants at most, 1 to 1000. */
                 limit?: number;
+                /** @description Only plants whose tag is exactly this text, percent-encoded as UTF-8 (`tag=` is the empty tag; a plant without a tag never matches). */
+                tag?: string;
             };
             header?: never;
             path?: never;
@@ -456,7 +512,7 @@ export interface operations {
             /** @description A page of plants; each `id` an exact JSON integer. */
             200: {
                 headers: {
-                    /** @description The next page, present while more plants remain: `</plants?limit=N&after=LAST>; rel="next"`. */
+                    /** @description The next page, present while more plants remain: `</plants?limit=N&after=LAST>; rel="next"`, with `&tag=T` (percent-encoded UTF-8) when listing by tag. */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -518,9 +574,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The plant response, the created plant (or the stored one, for a retry). */
+            /** @description The plant response, the created plant (or the stored one, for a retry), with its ETag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -625,7 +682,10 @@ export interface operations {
     getPlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETags you hold, comma-separated (weak comparison: `W/"…"` matches too), or `*`: when one is the plant's, 304 with its `ETag` and no body. A value that is not an entity-tag list (RFC 9110) matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
                 id: bigint;
@@ -634,14 +694,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The plant, without its id (as POST answers it). */
+            /** @description The plant, without its id (as POST answers it), with its ETag. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Plant"];
                 };
+            };
+            /** @description `If-None-Match` names the plant's ETag (or is `*`): the plant is unchanged. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description A parameter is not what the operation takes; the message names it. Nothing was read or changed. */
             400: {
@@ -693,10 +762,138 @@ export interface operations {
             };
         };
     };
+    replacePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change only the plant as you read it: its `ETag`, or several, comma-separated (strong comparison: a weak `W/"…"` never matches), or `*` for any plant that exists. Otherwise, or when no plant is stored under the id, 412 and nothing changes. The comparison and the write are one atomic step: of two writers sending the same `If-Match`, one succeeds and the other gets 412. A value that is not an entity-tag list (RFC 9110) matches nothing. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlantReplacement"];
+            };
+        };
+        responses: {
+            /** @description The plant as stored now, with its new ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /**
+             * @description Bad request: nothing was changed, because
+             *
+             *     - the path's id is not a plain decimal int64;
+             *     - two `Authorization` or two `Content-Type` headers were sent;
+             *     - the body is empty, is not valid UTF-8, or is not exactly one JSON value;
+             *     - it is not a Plant: not a JSON object; `name` missing or not a string; `tag` not a string (`null` is not one: leave `tag` out to remove it); an `id` member that is not the path's id;
+             *     - a `name` or `tag` holds the NUL character or a lone surrogate, which no storage keeps exactly.
+             *
+             *     The message names the parameter or the field, and the problem.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:write` (JWT_SCOPE_WRITE); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant is stored under this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request took too long to arrive; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` was sent, and the plant stored under the id is not one it names (another content, a weak or unreadable tag), or there is none. Nothing was changed: read the plant again, and decide. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the configured limit (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json`, names a charset other than UTF-8, or has a `Content-Encoding` other than `identity` (bodies are never decompressed). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is unavailable; nothing was read or changed. Retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     deletePlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change only the plant as you read it: its `ETag`, or several, comma-separated (strong comparison: a weak `W/"…"` never matches), or `*` for any plant that exists. Otherwise, or when no plant is stored under the id, 412 and nothing changes. The comparison and the write are one atomic step: of two writers sending the same `If-Match`, one succeeds and the other gets 412. A value that is not an entity-tag list (RFC 9110) matches nothing. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
                 id: bigint;
@@ -744,6 +941,142 @@ export interface operations {
             /** @description No plant is stored under this id. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` was sent, and the plant stored under the id is not one it names (another content, a weak or unreadable tag), or there is none. Nothing was changed: read the plant again, and decide. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Storage is unavailable; nothing was read or changed. Retry later. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchPlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change only the plant as you read it: its `ETag`, or several, comma-separated (strong comparison: a weak `W/"…"` never matches), or `*` for any plant that exists. Otherwise, or when no plant is stored under the id, 412 and nothing changes. The comparison and the write are one atomic step: of two writers sending the same `If-Match`, one succeeds and the other gets 412. A value that is not an entity-tag list (RFC 9110) matches nothing. */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The plant's id, an int64 in plain decimal: digits with an optional leading `-`; no `+`, leading zeros, fraction or exponent. */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PlantMergePatch"];
+            };
+        };
+        responses: {
+            /** @description The plant as stored now, with its new ETag. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /**
+             * @description Bad request: nothing was changed, because
+             *
+             *     - the path's id is not a plain decimal int64;
+             *     - two `Authorization` or two `Content-Type` headers were sent;
+             *     - the body is empty, is not valid UTF-8, or is not exactly one JSON value;
+             *     - it is not a merge patch of a Plant: not a JSON object; `name` not a string (`null` too: a plant keeps a name); `tag` neither a string nor `null`; an `id` member that is not the path's id;
+             *     - a `name` or `tag` holds the NUL character or a lone surrogate, which no storage keeps exactly.
+             *
+             *     The message names the parameter or the field, and the problem.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credential, or not a valid one. For a JWT access token the message and `error_description` name the check that failed. */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A valid JWT access token without the scope `plants:write` (JWT_SCOPE_WRITE); `WWW-Authenticate` says `error="insufficient_scope"` and the scope needed. Nothing was read or changed. */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant is stored under this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request took too long to arrive; the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` was sent, and the plant stored under the id is not one it names (another content, a weak or unreadable tag), or there is none. Nothing was changed: read the plant again, and decide. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the configured limit (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/merge-patch+json` (`application/json` included), names a charset other than UTF-8, or has a `Content-Encoding` other than `identity`. `Accept-Patch` names the media type a PATCH takes (RFC 5789). */
+            415: {
+                headers: {
+                    /** @description The media type of the patch documents taken: `application/merge-patch+json`. */
+                    "Accept-Patch": string;
                     [name: string]: unknown;
                 };
                 content: {

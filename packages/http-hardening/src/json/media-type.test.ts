@@ -35,6 +35,15 @@ describe('isUtf8JsonMediaType', () => {
     expect(isUtf8JsonMediaType(header)).toBe(false);
   });
 
+  it.each([
+    ['application/merge-patch+json', true],
+    ['Application/Merge-Patch+JSON; charset=UTF-8', true],
+    ['application/json', false],
+    ['application/merge-patch+json; charset=utf-16', false],
+  ])('when a reader takes merge patches and the header is %j, then it is taken: %s', (header, taken) => {
+    expect(isUtf8JsonMediaType(header, 'application/merge-patch+json')).toBe(taken);
+  });
+
   // Node takes headers up to 16 KB. The regular expression this replaced took about twice as long
   // for each `; ` more: 0.1 s for 20 of them, years for the thousands a header can hold.
   it.each([

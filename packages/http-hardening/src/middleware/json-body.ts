@@ -15,6 +15,11 @@ export interface JsonBodyOptions {
   readonly limit?: number;
   /** The members of a top-level object to build; the others are checked and left out (see parseJsonShallow). */
   readonly members: Iterable<string>;
+  /**
+   * The media type the body must have, in lower case: `application/json` (the default) or another JSON
+   * one, such as `application/merge-patch+json` (RFC 7396) for a PATCH.
+   */
+  readonly mediaType?: string;
 }
 
 /** Where jsonBody puts what it read. */
@@ -24,6 +29,9 @@ export interface JsonBodyState {
 
 // The rest of a refused body is not read: closing the connection is cheaper than draining it.
 const CLOSE = { Connection: 'close' } as const;
+
+// type "/" subtype, as RFC 9110 writes a media type's tokens, in lower case.
+const MEDIA_TYPE = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, `the request body is larger than ${limit} bytes`, CLOSE);
@@ -117,26 +125,34 @@ function parseJson(text: string, members: ReadonlySet<string>): unknown {
 
 /**
  * Puts the request's JSON body in ctx.state.body, checking in this order: media type (one Content-Type,
- * else 400; JSON in UTF-8, unencoded, else 415), size (413), then UTF-8 and JSON (400). Of a top-level
- * object only `members` are built, the rest checked and ignored; integers are exact bigints (see
- * ../json/shallow.ts). A body over the limit is not read further: its answer closes the connection.
+ * else 400; `mediaType` in UTF-8, unencoded, else 415, with `Accept-Patch` naming it for a PATCH), size
+ * (413), then UTF-8 and JSON (400). Of a top-level object only `members` are built, the rest checked and
+ * ignored; integers are exact bigints (see ../json/shallow.ts). A body over the limit is not read
+ * further: its answer closes the connection.
  */
 export function jsonBody(options: JsonBodyOptions): KoaMiddleware<JsonBodyState> {
   const limit = options.limit ?? DEFAULT_BODY_LIMIT;
   if (!(Number.isSafeInteger(limit) && limit >= 0))
     throw new RangeError(`jsonBody: limit must be a whole number of bytes, not ${limit}`);
+  const mediaType = options.mediaType ?? 'application/json';
+  if (!MEDIA_TYPE.test(mediaType))
+    throw new RangeError(`jsonBody: mediaType must be a media type in lower case, not ${mediaType}`);
+  // RFC 5789 section 2.2: a PATCH refused for its media type says which patch documents are taken.
+  const acceptPatch = { 'Accept-Patch': mediaType };
+  const unsupported = (ctx: KoaContext, message: string): HttpError =>
+    new HttpError(415, message, ctx.req.method === 'PATCH' ? acceptPatch : {});
   // One set for every request: the reader works out what it needs of it once.
   const members: ReadonlySet<string> = new Set(options.members);
   return async (ctx, next) => {
     if (isRepeated(ctx.req.rawHeaders, 'content-type')) {
       throw new HttpError(400, 'the Content-Type header must be sent once');
     }
-    if (!isUtf8JsonMediaType(ctx.req.headers['content-type'])) {
-      throw new HttpError(415, 'the request body must be application/json (UTF-8)');
+    if (!isUtf8JsonMediaType(ctx.req.headers['content-type'], mediaType)) {
+      throw unsupported(ctx, `the request body must be ${mediaType} (UTF-8)`);
     }
     const encoding = ctx.req.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new HttpError(415, 'the request body must not be encoded: Content-Encoding is not supported');
+      throw unsupported(ctx, 'the request body must not be encoded: Content-Encoding is not supported');
     }
     const declaredLength = ctx.req.headers['content-length'];
     if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);

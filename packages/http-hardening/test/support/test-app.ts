@@ -25,7 +25,8 @@ export interface TestApp {
 
 /**
  * A minimal Koa app of the kind the package is for, with Koa's own error handler: the head checked for
- * every request, POST /echo reading a JSON body (members id and name) and answering it, GET /wait held
+ * every request, POST /echo reading a JSON body (members id and name) and answering it, PATCH /echo the
+ * same of a merge patch (member name), GET /wait held
  * until the test releases it, GET /large answering 32 MB, anything else a small JSON answer.
  */
 export function testApp(): TestApp {
@@ -49,9 +50,14 @@ export function testApp(): TestApp {
   });
   app.use(checkRequestHead());
   const echo = jsonBody({ limit: BODY_LIMIT, members: ['id', 'name'] });
+  const mergePatch = jsonBody({
+    limit: BODY_LIMIT,
+    members: ['name'],
+    mediaType: 'application/merge-patch+json',
+  });
   app.use(async (ctx) => {
-    if (ctx.method === 'POST' && ctx.path === '/echo') {
-      await echo(ctx, async () => {});
+    if ((ctx.method === 'POST' || ctx.method === 'PATCH') && ctx.path === '/echo') {
+      await (ctx.method === 'POST' ? echo : mergePatch)(ctx, async () => {});
       ctx.type = 'application/json';
       ctx.body = withBigints(ctx.state.body);
       return;

@@ -12,7 +12,10 @@ void wrong;
 
 const requests: { authorization: string | null; body: string }[] = [];
 const answers = [
-  new Response('{"name":"Monstera","tag":"aroid"}', { status: 200 }),
+  new Response('{"name":"Monstera","tag":"aroid"}', {
+    status: 200,
+    headers: { etag: '"YurG9qb1Iqq1vedvKlQ8RBzcupht5Cm9xExs3fSWmf0"' },
+  }),
   new Response('{"error":409,"message":"a plant with id 9223372036854775807 already exists"}', {
     status: 409,
     headers: { 'content-type': 'application/json' },

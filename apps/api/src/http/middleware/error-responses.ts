@@ -4,6 +4,7 @@ import {
   InvalidPlantError,
   PlantConflictError,
   PlantNotFoundError,
+  PlantPreconditionFailedError,
   StorageUnavailableError,
 } from '@plant-store/domain';
 import type { Context, Middleware } from 'koa';
@@ -46,6 +47,7 @@ function toFailure(error: unknown): Failure {
   if (error instanceof InvalidParameterError) return { status: 400, message: error.message };
   if (error instanceof PlantNotFoundError) return { status: 404, message: error.message };
   if (error instanceof PlantConflictError) return { status: 409, message: error.message };
+  if (error instanceof PlantPreconditionFailedError) return { status: 412, message: error.message };
   if (error instanceof StorageUnavailableError) {
     return {
       status: 503,
