@@ -65,8 +65,6 @@ export interface Dispatching {
 
 export interface DispatcherTests {
   readonly leg: DispatcherLeg;
-  /** The secret every receiver verifies with, and the dispatchers sign with. */
-  readonly secret: string;
   /** Starts a dispatcher on the storage opened for this test (once per test). */
   start(options: StartOptions): Promise<Dispatching>;
   /**
@@ -210,7 +208,6 @@ function describeLeg(title: string, leg: Leg, define: (tests: DispatcherTests) =
 
     define({
       leg: { name: leg.name, queued: leg.queued },
-      secret,
       async start({ urls = 1, schedule, timeoutMs = 2_000, observer = silentObserver, outbox = (o) => o }) {
         const hooks = await Promise.all(Array.from({ length: urls }, () => startTestReceiver([secret])));
         receivers.push(...hooks);
