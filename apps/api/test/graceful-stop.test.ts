@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
+import { BUSY_MACHINE_SLACK_MS } from '@plant-store/test-support';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
@@ -102,14 +103,16 @@ describe('stopping the server', () => {
       { SHUTDOWN_TIMEOUT_MS: String(budgetMs) },
     );
     const startedAt = performance.now();
-    // A bound for "never resolves", far above the budget a busy machine keeps.
+    // Within the budget, give or take a busy machine: past that, it is taken for "never resolves".
     const outcome = await Promise.race([
       server.stop().then(() => 'stopped'),
-      sleep(budgetMs + 10_000, 'still stopping', { ref: false }),
+      sleep(budgetMs + BUSY_MACHINE_SLACK_MS, 'still stopping', { ref: false }),
     ]);
-    expect(outcome).toBe('stopped');
+    expect(outcome, 'stopped within SHUTDOWN_TIMEOUT_MS, give or take a busy machine').toBe('stopped');
     // The close had until the deadline (a timer may fire a millisecond early of performance.now()).
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(budgetMs - 2);
+    expect(performance.now() - startedAt, 'the close given SHUTDOWN_TIMEOUT_MS').toBeGreaterThanOrEqual(
+      budgetMs - 2,
+    );
     expect(server.logs.lines()).toContainEqual(
       expect.objectContaining({
         level: 40,

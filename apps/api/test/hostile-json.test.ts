@@ -90,10 +90,11 @@ describe('a hostile request does not hold up the service', () => {
     ],
     ['a 16 KB Content-Type of empty parameters', `application/json${'; '.repeat(8_000)}x`, '{}', 415],
   ])(
-    'when a client sends %s, then it is answered within 20 s, and so is /healthz',
+    'when a client sends %s, then it is answered, and so is /healthz: the event loop is not held',
     async (_what, contentType, body, status) => {
       const run = runMain({ API_TOKENS: TOKEN, DATABASE_URL: 'memory:', PORT: '0', BODY_LIMIT: '2mb' });
       const url = await listeningUrl(run);
+      // The signals bound a held event loop (an hour and more), not the speed of an answer.
       const response = await fetch(`${url}/plants`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': contentType },

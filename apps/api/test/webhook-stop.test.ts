@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  BUSY_MACHINE_SLACK_MS,
   eventually,
   newSecret,
   provideTestPostgres,
@@ -20,8 +21,9 @@ import { killLeftoverRuns, listeningUrl, type Run, runMain } from './support/run
 import { TOKEN } from './support/test-server.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 1_000;
-// DESIGN.md: SIGTERM ends the process within SHUTDOWN_TIMEOUT_MS plus a second.
-const EXIT_BOUND_MS = SHUTDOWN_TIMEOUT_MS + 1_000;
+// DESIGN.md: SIGTERM ends the process within SHUTDOWN_TIMEOUT_MS plus a second. A busy machine may add
+// its slack; waiting for the attempt would take WEBHOOK_TIMEOUT_MS (a minute), far past the bound.
+const PROMISED_MS = SHUTDOWN_TIMEOUT_MS + 1_000;
 
 const server = await provideTestPostgres();
 const secret = newSecret();
@@ -112,7 +114,10 @@ async function stopWhileAnAttemptHangs(name: string, databaseUrl: string) {
   const stopped = await sigterm(first);
   figures[name] = stopped.ms;
   expect(stopped.code, first.stdout()).toBe(0);
-  expect(stopped.ms).toBeLessThan(EXIT_BOUND_MS);
+  expect(
+    stopped.ms,
+    'ended within SHUTDOWN_TIMEOUT_MS plus a second, give or take a busy machine',
+  ).toBeLessThan(PROMISED_MS + BUSY_MACHINE_SLACK_MS);
   return { hook, env, id, first };
 }
 

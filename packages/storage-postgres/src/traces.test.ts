@@ -3,6 +3,7 @@ import { plantCreated } from '@plant-store/domain';
 import {
   EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
   type InMemoryTracing,
+  pgliteDataFolders,
   provideTestPostgres,
   randomPlantId,
   startInMemoryTracing,
@@ -20,9 +21,12 @@ import { tracedDialect } from './traced-dialect.ts';
 
 const server = await provideTestPostgres();
 const tracing = startInMemoryTracing();
+// Each PGlite storage on a data folder of its own, a copy of one initdb'd once for the file.
+const folders = pgliteDataFolders();
 afterAll(async () => {
   await tracing.stop();
   await server?.cleanup();
+  await folders.cleanup();
 });
 beforeEach(() => tracing.reset());
 
@@ -47,7 +51,7 @@ const childrenOf = (parent: ReadableSpan) =>
   tracing.spans().filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId);
 
 function describeStatementSpans(name: string, database: Database): void {
-  // Each test opens a storage of its own: on PGlite, a start of embedded PostgreSQL.
+  // Each test opens a storage of its own: on PGlite, a start of embedded PostgreSQL on a folder of its own.
   describe(`statement spans: ${name}`, { timeout: EMBEDDED_POSTGRES_TEST_TIMEOUT_MS }, () => {
     let storage: SqlPlantStorage | undefined;
     const open = async (options?: PostgresPlantRepositoryOptions): Promise<SqlPlantStorage> => {
@@ -186,11 +190,14 @@ function describeStatementSpans(name: string, database: Database): void {
 const pgliteAttributes = { 'db.system.name': 'postgresql', 'db.namespace': 'postgres' };
 describeStatementSpans('PGlite', {
   connection: pgliteAttributes,
-  open: (options) => openPglitePlantStorage(options ?? {}),
+  open: async (options) => openPglitePlantStorage({ dataDir: await folders.next(), ...options }),
   kysely: () =>
     new Kysely({
       dialect: tracedDialect(
-        new PGliteDialect({ pglite: async () => new (await import('@electric-sql/pglite')).PGlite() }),
+        new PGliteDialect({
+          pglite: async () =>
+            new (await import('@electric-sql/pglite')).PGlite({ dataDir: await folders.next() }),
+        }),
         {
           connectionAttributes: () => pgliteAttributes,
         },

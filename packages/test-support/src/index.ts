@@ -9,6 +9,7 @@ export {
   startOtlpReceiver,
 } from './otlp-receiver.ts';
 export type { Attributes, AttributeValue, ReceivedSpan, SpanKindName } from './otlp-spans.ts';
+export { type PgliteDataFolders, pgliteDataFolders } from './pglite-data-folders.ts';
 export {
   createTestSchema,
   EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
@@ -16,6 +17,7 @@ export {
   type TestPostgres,
   withSearchPath,
 } from './postgres.ts';
+export { BUSY_MACHINE_SLACK_MS } from './promised-timeouts.ts';
 export { randomPlantId } from './random-plant-id.ts';
 export { byName, childrenOf, spanTree } from './span-tree.ts';
 export { startTcpRelay, type TcpRelay } from './tcp-relay.ts';

@@ -86,7 +86,7 @@ describe('the in-memory dispatcher, bounded', { timeout: 120_000 }, () => {
     const hooks = [await holdingReceiver(), await holdingReceiver()];
     const storage = openMemoryPlantStorage({ events: true });
     await create(storage, 20);
-    start(
+    const dispatcher = start(
       storage,
       hooks.map((hook) => hook.receiver.url),
       5,
@@ -105,7 +105,11 @@ describe('the in-memory dispatcher, bounded', { timeout: 120_000 }, () => {
       () => hooks.every((hook) => hook.receiver.received.length === 20),
       'every event at each receiver',
     );
-    await sleep(300);
+    // Nothing waits and no attempt is under way: no delivery can come after.
+    await eventually(
+      async () => (await dispatcher.backlog()).oldestUndeliveredAt === undefined,
+      'nothing left undelivered',
+    );
     for (const { receiver } of hooks) {
       expect(receiver.received).toHaveLength(20);
       expect(new Set(receiver.received.map((entry) => entry.body)).size).toBe(20);

@@ -1,31 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { type SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { plantCreated, type RecordedEvent } from '@plant-store/domain';
 import {
-  type PlantEventOutbox,
-  type PlantStorage,
-  plantCreated,
-  type RecordedEvent,
-} from '@plant-store/domain';
-import { openMemoryPlantStorage } from '@plant-store/storage-memory';
-import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import {
-  createTestSchema,
   eventually,
   type InMemoryTracing,
   newSecret,
-  provideTestPostgres,
   randomPlantId,
   startInMemoryTracing,
   startTestReceiver,
-  type TestPostgres,
   type TestReceiver,
 } from '@plant-store/test-support';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from './deliveries.ts';
+import { describeEachDispatcher, silentObserver as silent } from '../test/dispatcher-harness.ts';
+import type { WebhookConfig } from './deliveries.ts';
 import { attemptJob } from './deliveries.ts';
 import type { DeliveryJob } from './delivery-job.ts';
-import { startMemoryDispatcher } from './memory-dispatcher.ts';
-import { DELIVERY_QUEUE, redeliverDeadWebhooks, startPgBossDispatcher } from './pg-boss-dispatcher.ts';
+import { DELIVERY_QUEUE } from './pg-boss-dispatcher.ts';
 import { inRelaySpan } from './relay-loop.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 import type { TraceCarrier } from './tracing.ts';
@@ -38,16 +28,6 @@ const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.
 };
 const secret = newSecret();
 const keys = parseWebhookSecrets(secret);
-const errors: unknown[] = [];
-const onError = (error: unknown) => void errors.push(error);
-const silent: WebhookObserver = {
-  delivered: () => {},
-  attemptFailed: () => {},
-  gone: () => {},
-  dead: () => {},
-  abandoned: () => {},
-};
-const OPEN_TIMEOUT_MS = 120_000;
 
 let tracing: InMemoryTracing;
 beforeAll(() => {
@@ -70,310 +50,207 @@ function parsedTraceparent(header: string | undefined) {
   return { traceId, spanId };
 }
 
-interface Harness {
-  open(): Promise<PlantStorage>;
-  start(
-    storage: PlantStorage,
-    outbox: (outbox: PlantEventOutbox) => PlantEventOutbox,
-    config: WebhookConfig,
-  ): Promise<WebhookDispatcher>;
-  /** Attempts run in batches, each in pg-boss's CONSUMER span. */
-  readonly batches: boolean;
-  /** The operator's redelivery of the dead (pnpm webhooks:redeliver); absent in memory, where there is none. */
-  redeliver?: (storage: PlantStorage) => Promise<number>;
-}
-
 /** pg-boss's own spans of the delivery queue: `insert` (PRODUCER), `process` (CONSUMER, a batch). */
 const pgBoss = (operation: 'insert' | 'process'): FinishedSpan[] =>
   named(`${operation} ${DELIVERY_QUEUE}`).filter((span) => span.instrumentationScope.name === 'pg-boss');
 
-function describeTraces(name: string, harness: Harness): void {
-  // Generous: pg-boss's first start on PGlite migrates its schema, slow while every package's tests run.
-  describe(`traces of webhook deliveries: ${name}`, { timeout: 120_000 }, () => {
-    const running: { storage: PlantStorage; dispatcher: WebhookDispatcher }[] = [];
-    const receivers: TestReceiver[] = [];
-    afterEach(async () => {
-      await opened?.close();
-      for (const { dispatcher, storage } of running.splice(0)) {
-        await dispatcher.stop();
-        await storage.close();
-      }
-      for (const receiver of receivers.splice(0)) await receiver.close();
-      expect(errors.splice(0)).toStrictEqual([]);
+await describeEachDispatcher('traces of webhook deliveries', (tests) => {
+  async function setUp(schedule: number[]) {
+    let relays = 0;
+    const { hooks, dispatcher, create, storage } = await tests.start({
+      schedule,
+      timeoutMs: 5_000,
+      outbox: (outbox) => ({
+        ...outbox,
+        relay: (limit, forward) => outbox.relay(limit, forward).finally(() => void relays++),
+      }),
+    });
+    /**
+     * Creates a plant as a traced request would: the span of the create is current while it is stored,
+     * and the storage keeps its trace context with the event.
+     */
+    const createTraced = (plant: { id: bigint; name: string }) =>
+      trace.getTracer('test').startActiveSpan('POST /plants', { kind: SpanKind.SERVER }, async (span) => {
+        try {
+          await create(plant);
+          return span.spanContext();
+        } finally {
+          span.end();
+        }
+      });
+    return {
+      hook: hooks[0] as TestReceiver,
+      dispatcher,
+      storage,
+      createTraced,
+      createUntraced: create,
+      relays: () => relays,
+    };
+  }
+
+  /** The one relay span: a root, linked to each create. */
+  function expectRelayed(creates: readonly SpanContext[], eventIds: readonly string[]): FinishedSpan {
+    const [relay, ...more] = named('webhook relay');
+    expect(more).toStrictEqual([]);
+    expect(relay?.kind).toBe(SpanKind.INTERNAL);
+    expect(relay?.parentSpanContext).toBeUndefined();
+    expect(relay?.attributes).toStrictEqual({ 'plant_store.webhook.event_count': eventIds.length });
+    expect(
+      relay?.links.map((link) => ({ ...idsOf(link.context), attributes: link.attributes })),
+    ).toStrictEqual(
+      creates.map((create, index) => ({
+        ...idsOf(create),
+        attributes: { 'plant_store.webhook.event_id': eventIds[index] },
+      })),
+    );
+    return relay as FinishedSpan;
+  }
+
+  /** pg-boss's span of the batch an attempt ran in, which the attempt links to. */
+  async function batchOf(attempt: FinishedSpan): Promise<FinishedSpan> {
+    const [link, ...more] = attempt.links;
+    expect(more).toStrictEqual([]);
+    await eventually(
+      () => pgBoss('process').some((span) => span.spanContext().spanId === link?.context.spanId),
+      'the batch span ended',
+    );
+    const batch = pgBoss('process').find((span) => span.spanContext().spanId === link?.context.spanId);
+    expect(batch?.kind).toBe(SpanKind.CONSUMER);
+    return batch as FinishedSpan;
+  }
+
+  it("when a plant created in a traced request is delivered, then the receiver continues the create's trace, through an attempt span under the create", async () => {
+    const { hook, createTraced } = await setUp([50]);
+    const create = await createTraced({ id: randomPlantId(), name: 'traced' });
+    await eventually(() => attempts().length === 1, 'the attempt span ended');
+    const [attempt] = attempts() as [FinishedSpan];
+    const received = hook.received[0];
+
+    expect(parsedTraceparent(received?.traceparent)).toStrictEqual(idsOf(attempt.spanContext()));
+    expect(attempt.spanContext().traceId).toBe(create.traceId);
+    expect(attempt.parentSpanContext && idsOf(attempt.parentSpanContext)).toStrictEqual(idsOf(create));
+    expect(attempt.kind).toBe(SpanKind.CLIENT);
+    expect(attempt.status).toStrictEqual({ code: SpanStatusCode.UNSET });
+    expect(attempt.instrumentationScope).toMatchObject({ name: manifest.name, version: manifest.version });
+    const url = new URL(hook.url);
+    expect(attempt.attributes).toStrictEqual({
+      'http.request.method': 'POST',
+      'url.full': hook.url,
+      'server.address': url.hostname,
+      'server.port': Number(url.port),
+      'http.response.status_code': 204,
+      'plant_store.webhook.event_id': received?.id,
+      'plant_store.webhook.attempt': 1,
     });
 
-    // Opened apart from the test's time: PGlite compiles its WebAssembly on a process's first open.
-    let opened: PlantStorage | undefined;
-    beforeEach(async () => {
-      opened = await harness.open();
-    }, OPEN_TIMEOUT_MS);
-
-    async function setUp(schedule: number[]) {
-      const hook = await startTestReceiver([secret]);
-      receivers.push(hook);
-      const storage = opened as PlantStorage;
-      opened = undefined;
-      let relays = 0;
-      const dispatcher = await harness.start(
-        storage,
-        (outbox) => ({
-          ...outbox,
-          relay: (limit, forward) => outbox.relay(limit, forward).finally(() => void relays++),
-        }),
-        { urls: [hook.url], keys, schedule, timeoutMs: 5_000 },
-      );
-      running.push({ storage, dispatcher });
-      /**
-       * Creates a plant as a traced request would: the span of the create is current while it is stored,
-       * and the storage keeps its trace context with the event.
-       */
-      const createTraced = (plant: { id: bigint; name: string }) =>
-        trace.getTracer('test').startActiveSpan('POST /plants', { kind: SpanKind.SERVER }, async (span) => {
-          try {
-            await storage.plants.insertIfAbsent(plant, plantCreated(plant));
-            dispatcher.kick();
-            return span.spanContext();
-          } finally {
-            span.end();
-          }
-        });
-      const createUntraced = async (plant: { id: bigint; name: string }) => {
-        await storage.plants.insertIfAbsent(plant, plantCreated(plant));
-        dispatcher.kick();
-      };
-      return { hook, storage, dispatcher, createTraced, createUntraced, relays: () => relays };
-    }
-
-    /** The one relay span: a root, linked to each create. */
-    function expectRelayed(creates: readonly SpanContext[], eventIds: readonly string[]): FinishedSpan {
-      const [relay, ...more] = named('webhook relay');
-      expect(more).toStrictEqual([]);
-      expect(relay?.kind).toBe(SpanKind.INTERNAL);
-      expect(relay?.parentSpanContext).toBeUndefined();
-      expect(relay?.attributes).toStrictEqual({ 'plant_store.webhook.event_count': eventIds.length });
+    await eventually(() => named('webhook relay').length === 1, 'the relay span ended');
+    const relay = expectRelayed([create], [received?.id as string]);
+    if (tests.leg.queued) {
+      // relay, then pg-boss's send under it, then its batch continuing the send's trace (one job).
+      const [send] = pgBoss('insert') as [FinishedSpan];
+      expect(send.kind).toBe(SpanKind.PRODUCER);
+      expect(send.parentSpanContext?.spanId).toBe(relay.spanContext().spanId);
+      const batch = await batchOf(attempt);
+      expect(batch.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
       expect(
-        relay?.links.map((link) => ({ ...idsOf(link.context), attributes: link.attributes })),
-      ).toStrictEqual(
-        creates.map((create, index) => ({
-          ...idsOf(create),
-          attributes: { 'plant_store.webhook.event_id': eventIds[index] },
-        })),
-      );
-      return relay as FinishedSpan;
-    }
-
-    /** pg-boss's span of the batch an attempt ran in, which the attempt links to. */
-    async function batchOf(attempt: FinishedSpan): Promise<FinishedSpan> {
-      const [link, ...more] = attempt.links;
-      expect(more).toStrictEqual([]);
-      await eventually(
-        () => pgBoss('process').some((span) => span.spanContext().spanId === link?.context.spanId),
-        'the batch span ended',
-      );
-      const batch = pgBoss('process').find((span) => span.spanContext().spanId === link?.context.spanId);
-      expect(batch?.kind).toBe(SpanKind.CONSUMER);
-      return batch as FinishedSpan;
-    }
-
-    it("when a plant created in a traced request is delivered, then the receiver continues the create's trace, through an attempt span under the create", async () => {
-      const { hook, createTraced } = await setUp([50]);
-      const create = await createTraced({ id: randomPlantId(), name: 'traced' });
-      await eventually(() => attempts().length === 1, 'the attempt span ended');
-      const [attempt] = attempts() as [FinishedSpan];
-      const received = hook.received[0];
-
-      expect(parsedTraceparent(received?.traceparent)).toStrictEqual(idsOf(attempt.spanContext()));
-      expect(attempt.spanContext().traceId).toBe(create.traceId);
-      expect(attempt.parentSpanContext && idsOf(attempt.parentSpanContext)).toStrictEqual(idsOf(create));
-      expect(attempt.kind).toBe(SpanKind.CLIENT);
-      expect(attempt.status).toStrictEqual({ code: SpanStatusCode.UNSET });
-      expect(attempt.instrumentationScope).toMatchObject({ name: manifest.name, version: manifest.version });
-      const url = new URL(hook.url);
-      expect(attempt.attributes).toStrictEqual({
-        'http.request.method': 'POST',
-        'url.full': hook.url,
-        'server.address': url.hostname,
-        'server.port': Number(url.port),
-        'http.response.status_code': 204,
-        'plant_store.webhook.event_id': received?.id,
-        'plant_store.webhook.attempt': 1,
-      });
-
-      await eventually(() => named('webhook relay').length === 1, 'the relay span ended');
-      const relay = expectRelayed([create], [received?.id as string]);
-      if (harness.batches) {
-        // relay, then pg-boss's send under it, then its batch continuing the send's trace (one job).
-        const [send] = pgBoss('insert') as [FinishedSpan];
-        expect(send.kind).toBe(SpanKind.PRODUCER);
-        expect(send.parentSpanContext?.spanId).toBe(relay.spanContext().spanId);
-        const batch = await batchOf(attempt);
-        expect(batch.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
-        expect(
-          batch.links.map((link) => ({ ...idsOf(link.context), attributes: link.attributes })),
-        ).toStrictEqual([{ ...idsOf(create), attributes: { 'plant_store.webhook.event_id': received?.id } }]);
-      } else {
-        expect(attempt.links).toStrictEqual([]);
-      }
-    });
-
-    it("when the first attempt fails and the retry delivers, then both are spans of the create's trace, the first with its error", async () => {
-      const { hook, createTraced } = await setUp([50]);
-      let calls = 0;
-      hook.answer = (_request, response) => void response.writeHead(++calls === 1 ? 500 : 204).end();
-      const create = await createTraced({ id: randomPlantId(), name: 'second time' });
-      await eventually(() => attempts().length === 2, 'both attempt spans ended');
-      const [failed, delivered] = attempts() as [FinishedSpan, FinishedSpan];
-
-      for (const attempt of [failed, delivered]) {
-        expect(attempt.spanContext().traceId).toBe(create.traceId);
-        expect(attempt.parentSpanContext?.spanId).toBe(create.spanId);
-      }
-      expect(hook.received.map((entry) => parsedTraceparent(entry.traceparent))).toStrictEqual([
-        idsOf(failed.spanContext()),
-        idsOf(delivered.spanContext()),
-      ]);
-      expect(failed.status).toStrictEqual({ code: SpanStatusCode.ERROR, message: 'answered 500' });
-      expect(failed.attributes).toMatchObject({
-        'error.type': '500',
-        'http.response.status_code': 500,
-        'plant_store.webhook.attempt': 1,
-      });
-      expect(failed.attributes).not.toHaveProperty('http.request.resend_count');
-      expect(delivered.status).toStrictEqual({ code: SpanStatusCode.UNSET });
-      expect(delivered.attributes).toMatchObject({
-        'http.response.status_code': 204,
-        'plant_store.webhook.attempt': 2,
-        'http.request.resend_count': 1,
-      });
-      expect(delivered.attributes).not.toHaveProperty('error.type');
-      if (harness.batches) {
-        // Each attempt is a job of its own batch, and links to that batch.
-        const batches = [await batchOf(failed), await batchOf(delivered)];
-        expect(batches[0]?.spanContext().spanId).not.toBe(batches[1]?.spanContext().spanId);
-        for (const batch of batches)
-          expect(batch.links.map((link) => idsOf(link.context))).toContainEqual(idsOf(create));
-      }
-    });
-
-    const { redeliver } = harness;
-    if (redeliver)
-      it("when a dead delivery is redelivered, then its attempt still continues the create's trace", async () => {
-        const { hook, createTraced, dispatcher, storage } = await setUp([]);
-        let down = true;
-        hook.answer = (_request, response) => void response.writeHead(down ? 503 : 204).end();
-        const create = await createTraced({ id: randomPlantId(), name: 'brought back' });
-        await eventually(async () => (await dispatcher.backlog()).dead === 1, 'dead after its only attempt');
-        down = false;
-        await expect(redeliver(storage)).resolves.toBe(1);
-        await eventually(() => attempts().length === 2, 'the redelivered attempt span ended');
-        const [failed, redelivered] = attempts() as [FinishedSpan, FinishedSpan];
-        expect(failed.attributes['error.type']).toBe('503');
-        expect(redelivered.attributes).toMatchObject({
-          'http.response.status_code': 204,
-          'plant_store.webhook.attempt': 1,
-        });
-        expect(redelivered.parentSpanContext && idsOf(redelivered.parentSpanContext)).toStrictEqual(
-          idsOf(create),
-        );
-        expect(parsedTraceparent(hook.received[1]?.traceparent)).toStrictEqual(
-          idsOf(redelivered.spanContext()),
-        );
-      });
-
-    it('when an event was recorded with tracing off, then its attempt is under the span at hand (the batch) and still sends its traceparent', async () => {
-      const { hook, createUntraced } = await setUp([50]);
-      await createUntraced({ id: randomPlantId(), name: 'untraced' });
-      await eventually(() => attempts().length === 1, 'the attempt span ended');
-      await eventually(() => named('webhook relay').length === 1, 'the relay span ended');
-      const [attempt] = attempts() as [FinishedSpan];
-      expect(parsedTraceparent(hook.received[0]?.traceparent)).toStrictEqual(idsOf(attempt.spanContext()));
+        batch.links.map((link) => ({ ...idsOf(link.context), attributes: link.attributes })),
+      ).toStrictEqual([{ ...idsOf(create), attributes: { 'plant_store.webhook.event_id': received?.id } }]);
+    } else {
       expect(attempt.links).toStrictEqual([]);
-      expectRelayed([], [hook.received[0]?.id as string]);
-      if (harness.batches) {
-        await eventually(() => pgBoss('process').length === 1, 'the batch span ended');
-        const [batch] = pgBoss('process') as [FinishedSpan];
-        expect(batch.links).toStrictEqual([]);
-        expect(attempt.parentSpanContext && idsOf(attempt.parentSpanContext)).toStrictEqual(
-          idsOf(batch.spanContext()),
-        );
-      } else {
-        // In memory no span is at hand: whatever callback freed the slot is not the attempt's parent.
-        expect(attempt.parentSpanContext).toBeUndefined();
-      }
-    });
-
-    it('when the relay finds nothing to hand on, then it makes no span', async () => {
-      const { relays } = await setUp([50]);
-      // The first relay runs at start, the next a second later: two that found nothing.
-      await eventually(() => relays() >= 2, 'two relays ran');
-      expect(tracing.spans()).toStrictEqual([]);
-    });
+    }
   });
-}
 
-describeTraces('in memory', {
-  open: async () => openMemoryPlantStorage({ events: true }),
-  start: async (storage, outbox, config) => {
-    if (!storage.events) throw new Error('no outbox');
-    return startMemoryDispatcher(outbox(storage.events), config, silent, onError);
-  },
-  batches: false,
-});
+  it("when the first attempt fails and the retry delivers, then both are spans of the create's trace, the first with its error", async () => {
+    const { hook, createTraced } = await setUp([50]);
+    let calls = 0;
+    hook.answer = (_request, response) => void response.writeHead(++calls === 1 ? 500 : 204).end();
+    const create = await createTraced({ id: randomPlantId(), name: 'second time' });
+    await eventually(() => attempts().length === 2, 'both attempt spans ended');
+    const [failed, delivered] = attempts() as [FinishedSpan, FinishedSpan];
 
-describeTraces('pg-boss on PGlite', {
-  redeliver: (storage) => {
-    const { pglite, schema } = storage as Awaited<ReturnType<typeof openPglitePlantStorage>>;
-    return redeliverDeadWebhooks({ kind: 'pglite', pglite }, schema);
-  },
-  open: () => openPglitePlantStorage({ events: true }),
-  start: (storage, outbox, config) => {
-    const { pglite, schema, events } = storage as Awaited<ReturnType<typeof openPglitePlantStorage>>;
-    return startPgBossDispatcher({
-      database: { kind: 'pglite', pglite },
-      storeSchema: schema,
-      outbox: events && (outbox(events) as typeof events),
-      config,
-      observer: silent,
-      onError,
+    for (const attempt of [failed, delivered]) {
+      expect(attempt.spanContext().traceId).toBe(create.traceId);
+      expect(attempt.parentSpanContext?.spanId).toBe(create.spanId);
+    }
+    expect(hook.received.map((entry) => parsedTraceparent(entry.traceparent))).toStrictEqual([
+      idsOf(failed.spanContext()),
+      idsOf(delivered.spanContext()),
+    ]);
+    expect(failed.status).toStrictEqual({ code: SpanStatusCode.ERROR, message: 'answered 500' });
+    expect(failed.attributes).toMatchObject({
+      'error.type': '500',
+      'http.response.status_code': 500,
+      'plant_store.webhook.attempt': 1,
     });
-  },
-  batches: true,
-});
-
-const server = await provideTestPostgres();
-afterAll(async () => {
-  await server?.cleanup();
-});
-
-describe.skipIf(!server)(`on a PostgreSQL server (${server?.source ?? 'none'})`, () => {
-  // A schema, and so a job queue, of each test's own: no job of one test is fetched by the next.
-  let testSchema: TestPostgres | undefined;
-  afterEach(async () => {
-    await testSchema?.cleanup();
-    testSchema = undefined;
+    expect(failed.attributes).not.toHaveProperty('http.request.resend_count');
+    expect(delivered.status).toStrictEqual({ code: SpanStatusCode.UNSET });
+    expect(delivered.attributes).toMatchObject({
+      'http.response.status_code': 204,
+      'plant_store.webhook.attempt': 2,
+      'http.request.resend_count': 1,
+    });
+    expect(delivered.attributes).not.toHaveProperty('error.type');
+    if (tests.leg.queued) {
+      // Each attempt is a job of its own batch, and links to that batch.
+      const batches = [await batchOf(failed), await batchOf(delivered)];
+      expect(batches[0]?.spanContext().spanId).not.toBe(batches[1]?.spanContext().spanId);
+      for (const batch of batches)
+        expect(batch.links.map((link) => idsOf(link.context))).toContainEqual(idsOf(create));
+    }
   });
-  describeTraces('pg-boss on PostgreSQL', {
-    redeliver: (storage) =>
-      redeliverDeadWebhooks(
-        { kind: 'postgres', connectionString: testSchema?.connectionString ?? '' },
-        (storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>).schema,
-      ),
-    open: async () => {
-      testSchema = await createTestSchema(server?.connectionString ?? '', "the file's server");
-      return openPostgresPlantStorage({ connectionString: testSchema.connectionString, events: true });
-    },
-    start: (storage, outbox, config) => {
-      const { schema, events } = storage as Awaited<ReturnType<typeof openPostgresPlantStorage>>;
-      return startPgBossDispatcher({
-        database: { kind: 'postgres', connectionString: testSchema?.connectionString ?? '' },
-        storeSchema: schema,
-        outbox: events && (outbox(events) as typeof events),
-        config,
-        observer: silent,
-        onError,
+
+  const { redeliver } = tests;
+  if (redeliver)
+    it("when a dead delivery is redelivered, then its attempt still continues the create's trace", async () => {
+      const { hook, createTraced, dispatcher, storage } = await setUp([]);
+      let down = true;
+      hook.answer = (_request, response) => void response.writeHead(down ? 503 : 204).end();
+      const create = await createTraced({ id: randomPlantId(), name: 'brought back' });
+      await eventually(async () => (await dispatcher.backlog()).dead === 1, 'dead after its only attempt');
+      down = false;
+      await expect(redeliver(storage)).resolves.toBe(1);
+      await eventually(() => attempts().length === 2, 'the redelivered attempt span ended');
+      const [failed, redelivered] = attempts() as [FinishedSpan, FinishedSpan];
+      expect(failed.attributes['error.type']).toBe('503');
+      expect(redelivered.attributes).toMatchObject({
+        'http.response.status_code': 204,
+        'plant_store.webhook.attempt': 1,
       });
-    },
-    batches: true,
+      expect(redelivered.parentSpanContext && idsOf(redelivered.parentSpanContext)).toStrictEqual(
+        idsOf(create),
+      );
+      expect(parsedTraceparent(hook.received[1]?.traceparent)).toStrictEqual(
+        idsOf(redelivered.spanContext()),
+      );
+    });
+
+  it('when an event was recorded with tracing off, then its attempt is under the span at hand (the batch) and still sends its traceparent', async () => {
+    const { hook, createUntraced } = await setUp([50]);
+    await createUntraced({ id: randomPlantId(), name: 'untraced' });
+    await eventually(() => attempts().length === 1, 'the attempt span ended');
+    await eventually(() => named('webhook relay').length === 1, 'the relay span ended');
+    const [attempt] = attempts() as [FinishedSpan];
+    expect(parsedTraceparent(hook.received[0]?.traceparent)).toStrictEqual(idsOf(attempt.spanContext()));
+    expect(attempt.links).toStrictEqual([]);
+    expectRelayed([], [hook.received[0]?.id as string]);
+    if (tests.leg.queued) {
+      await eventually(() => pgBoss('process').length === 1, 'the batch span ended');
+      const [batch] = pgBoss('process') as [FinishedSpan];
+      expect(batch.links).toStrictEqual([]);
+      expect(attempt.parentSpanContext && idsOf(attempt.parentSpanContext)).toStrictEqual(
+        idsOf(batch.spanContext()),
+      );
+    } else {
+      // In memory no span is at hand: whatever callback freed the slot is not the attempt's parent.
+      expect(attempt.parentSpanContext).toBeUndefined();
+    }
+  });
+
+  it('when the relay finds nothing to hand on, then it makes no span', async () => {
+    const { relays } = await setUp([50]);
+    // The first relay runs at start, the next a second later: two that found nothing.
+    await eventually(() => relays() >= 2, 'two relays ran');
+    expect(tracing.spans()).toStrictEqual([]);
   });
 });
 

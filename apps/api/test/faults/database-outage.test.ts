@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import { openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import { warnDidNotRun } from '@plant-store/test-support';
+import { BUSY_MACHINE_SLACK_MS, warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportDrill } from '../support/drill-report.ts';
 import {
@@ -28,8 +28,10 @@ const WORKERS = 8;
 const CONNECT_TIMEOUT_MS = 1_000;
 const STATEMENT_TIMEOUT_MS = 1_000;
 const READ_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
-// "Does not hang": every answer, even during the outage, comes well within this.
-const ANSWER_BOUND_MS = READ_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 8_000;
+// The promise, "does not hang": a request waits for a connection at most CONNECT_TIMEOUT_MS and for
+// an answer of the database at most READ_TIMEOUT_MS, then it is answered (503). A busy machine may
+// add its slack; a hang has no end.
+const PROMISED_ANSWER_MS = CONNECT_TIMEOUT_MS + READ_TIMEOUT_MS;
 
 const notRun = whyNoThrowawayPostgres();
 if (notRun !== undefined) warnDidNotRun('the database outage drill (faults/database-outage.test.ts)', notRun);
@@ -188,7 +190,10 @@ describe.skipIf(notRun !== undefined)('drill: the database goes away under load'
     // Only 200 and 503 (with Retry-After), and an answer to every request, within the bound.
     expect(countByStatus(attempts.filter((a) => a.status !== 200 && a.status !== 503))).toEqual({});
     for (const a of attempts.filter((a) => a.status === 503)) expect(a.retryAfter).toBe('5');
-    expect(Math.max(...attempts.map((a) => a.endedAt - a.startedAt))).toBeLessThan(ANSWER_BOUND_MS);
+    expect(
+      Math.max(...attempts.map((a) => a.endedAt - a.startedAt)),
+      'every request answered within the connect and read timeouts, give or take a busy machine',
+    ).toBeLessThan(PROMISED_ANSWER_MS + BUSY_MACHINE_SLACK_MS);
     expect(attempts.filter((a) => a.status === 503).length).toBeGreaterThan(0);
     // Every 200 is in the database exactly; no error left a partial plant.
     expect(durability.okLost).toEqual([]);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlantStorage } from '@plant-store/domain';
 import { openPglitePlantStorage, openPostgresPlantStorage } from '@plant-store/storage-postgres';
-import { provideTestPostgres } from '@plant-store/test-support';
+import { BUSY_MACHINE_SLACK_MS, provideTestPostgres } from '@plant-store/test-support';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { reportDrill } from '../support/drill-report.ts';
 import {
@@ -22,8 +22,8 @@ import { TOKEN } from '../support/test-server.ts';
 
 const WORKERS = 8;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
-// Time for storage to close after the drain, on a busy machine: a generous bound, not a target.
-const CLOSE_SLACK_MS = 10_000;
+// DESIGN.md: SIGTERM ends the process within SHUTDOWN_TIMEOUT_MS plus a second.
+const PROMISED_EXIT_MS = SHUTDOWN_TIMEOUT_MS + 1_000;
 // How a client sees a server that no longer takes connections, or that closed an idle one.
 const REFUSED = new Set(['ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
 
@@ -156,7 +156,10 @@ describe('drill: the process is stopped during load', () => {
         reportDrill(`stop-sigterm-${target.label}`, figures);
 
         expect(code).toBe(0);
-        expect(exitedAt - signalAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS + CLOSE_SLACK_MS);
+        expect(
+          exitedAt - signalAt,
+          'ended within SHUTDOWN_TIMEOUT_MS plus a second, give or take a busy machine',
+        ).toBeLessThan(PROMISED_EXIT_MS + BUSY_MACHINE_SLACK_MS);
         expect(run.stdout()).toContain('"msg":"stopped"');
         // Every request answered before or during the stop was a 200: nothing in flight was cut off.
         expect(countByStatus([...before, ...inFlight])).toEqual({ 200: before.length + inFlight.length });
