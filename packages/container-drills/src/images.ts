@@ -40,7 +40,10 @@ export interface PullBounds {
   readonly answerMs: number;
   readonly downloadMs: number;
 }
-export const PULL_BOUNDS: PullBounds = { answerMs: 30_000, downloadMs: 600_000 };
+export const PULL_BOUNDS: PullBounds = {
+  answerMs: Number(process.env.PLANT_STORE_PULL_ANSWER_S || 30) * 1000,
+  downloadMs: 600_000,
+};
 
 export type FoundImage =
   | { readonly image: string; readonly pulled: boolean }
