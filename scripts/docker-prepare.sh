@@ -10,8 +10,9 @@
 #    does, a stand-in is built from Debian packages (see docs/containers.md):
 #      localhost/plant-store-ci/node:24           for node:24.21.0-bookworm-slim: the workspace's Node 24 binary + npm, user node (uid 1000)
 #      localhost/plant-store-ci/postgres:15       for postgres:17-alpine: Debian's PostgreSQL 15, the official image's interface
-#      localhost/plant-store-ci/haproxy:2.6       for haproxy:2.6: Debian's HAProxy (the load balancer of the replicas drill)
-#    Three have no official image and are always built, FROM the Debian base below:
+#    These are built when absent, registry or not, FROM the Debian base below (three have no
+#    official image; the HAProxy one is what docker/compose.ha.yaml runs by default beside two of them):
+#      localhost/plant-store-ci/haproxy:2.6       Debian's HAProxy (for haproxy:2.6, which the drills take when held)
 #      localhost/plant-store-ci/pgbouncer:1.18    Debian's PgBouncer (the contract suite through a pooler)
 #      localhost/plant-store-ci/patroni:3.0       Debian's PostgreSQL 15 run by Debian's Patroni (docker/compose.ha.yaml)
 #      localhost/plant-store-ci/etcd:3.4          Debian's etcd-server, Patroni's consensus store
@@ -217,8 +218,7 @@ say "engine: $("$DOCKER_BIN" version --format 'server {{.Server.Version}}, clien
 node_image
 official_present postgres:17-alpine "$PREFIX/postgres:15" ||
   build_standin "$PREFIX/postgres:15" docker/standins/postgres.Dockerfile docker/standins
-official_present haproxy:2.6 "$PREFIX/haproxy:2.6" ||
-  build_standin "$PREFIX/haproxy:2.6" docker/standins/haproxy.Dockerfile docker/standins
+build_standin "$PREFIX/haproxy:2.6" docker/standins/haproxy.Dockerfile docker/standins
 build_standin "$PREFIX/pgbouncer:1.18" docker/standins/pgbouncer.Dockerfile docker/standins
 build_standin "$PREFIX/patroni:3.0" docker/standins/patroni.Dockerfile docker/standins
 build_standin "$PREFIX/etcd:3.4" docker/standins/etcd.Dockerfile docker/standins

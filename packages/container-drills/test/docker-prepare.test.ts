@@ -84,16 +84,12 @@ function prepare(registry: 'answers' | 'refuses' | 'silent', held: readonly stri
 }
 
 describe('pnpm docker:prepare', () => {
-  test('where a registry answers: the official images pulled; PgBouncer, Patroni and etcd built on debian:bookworm-slim; no debootstrap', () => {
+  test('where a registry answers: the official images pulled; HAProxy, PgBouncer, Patroni and etcd built on debian:bookworm-slim; no debootstrap', () => {
     const run = prepare('answers', []);
     expect(run.status, run.output).toBe(0);
-    expect(run.pulls).toEqual([
-      'node:24.21.0-bookworm-slim',
-      'postgres:17-alpine',
-      'haproxy:2.6',
-      'debian:bookworm-slim',
-    ]);
+    expect(run.pulls).toEqual(['node:24.21.0-bookworm-slim', 'postgres:17-alpine', 'debian:bookworm-slim']);
     expect(run.builds).toEqual([
+      `${PREFIX}/haproxy:2.6 <- debian:bookworm-slim`,
       `${PREFIX}/pgbouncer:1.18 <- debian:bookworm-slim`,
       `${PREFIX}/patroni:3.0 <- debian:bookworm-slim`,
       `${PREFIX}/etcd:3.4 <- debian:bookworm-slim`,
