@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
-# `pnpm docker:prepare`: make a Docker engine answer and the images the project's container runs
-# use present, on a machine with no container registry.
+# `pnpm docker:prepare`: make a Docker engine answer and the images the project's containers use
+# present, on a machine with a registry or without one.
 #
 # 1. An engine: when `docker info` fails, install Debian's docker.io, docker-compose and debootstrap
 #    (as root, with apt-get) and start dockerd. The engine is started so that every pull fails at once
-#    (its HTTP(S) proxy is a closed loopback port): nothing here ever comes from a registry.
-# 2. Stand-in images, built only when absent (see README "Containers"):
-#      localhost/plant-store-ci/debian:bookworm   debootstrap --variant=minbase bookworm, imported
-#      localhost/plant-store-ci/node:24           Debian + the workspace's Node 24 binary + npm, user node (uid 1000)
-#      localhost/plant-store-ci/postgres:15       Debian's PostgreSQL 15, the official image's interface
-#      localhost/plant-store-ci/haproxy:2.6       Debian's HAProxy (the load balancer of the replicas drill)
+#    (its HTTP(S) proxy is a closed loopback port): nothing then comes from a registry.
+# 2. The images, each only when absent. An official one is pulled where a registry answers (a pull
+#    with no answer from the registry within 30 s is given up, and nothing more is pulled); where none
+#    does, a stand-in is built from Debian packages (see docs/containers.md):
+#      localhost/plant-store-ci/node:24           for node:24.21.0-bookworm-slim: the workspace's Node 24 binary + npm, user node (uid 1000)
+#      localhost/plant-store-ci/postgres:15       for postgres:17-alpine: Debian's PostgreSQL 15, the official image's interface
+#    These are built when absent, registry or not, FROM the Debian base below (three have no
+#    official image; the HAProxy one is what docker/compose.ha.yaml runs by default beside two of them):
+#      localhost/plant-store-ci/haproxy:2.6       Debian's HAProxy (for haproxy:2.6, which the drills take when held)
 #      localhost/plant-store-ci/pgbouncer:1.18    Debian's PgBouncer (the contract suite through a pooler)
 #      localhost/plant-store-ci/patroni:3.0       Debian's PostgreSQL 15 run by Debian's Patroni (docker/compose.ha.yaml)
 #      localhost/plant-store-ci/etcd:3.4          Debian's etcd-server, Patroni's consensus store
-#    Where the official images can be pulled, none of this is needed: the Dockerfile and compose
-#    default to them (Patroni and etcd have none: docker/compose.ha.yaml defaults to the stand-ins).
+#    The Debian base (the stand-ins' DEBIAN_IMAGE build argument): localhost/plant-store-ci/debian:bookworm
+#    when present, else the official debian:bookworm-slim where a registry answers, else
+#    localhost/plant-store-ci/debian:bookworm made by `debootstrap --variant=minbase bookworm` (root).
 # 3. The api image, built from docker/Dockerfile on every run (BuildKit's cache makes a rebuild of
 #    unchanged sources a few seconds), on the official Node base when present, else the stand-in:
 #      plant-store-api                     what the compose files' `image:` names (API_IMAGE's default):
@@ -25,13 +29,23 @@
 #
 # Environment: PLANT_STORE_DOCKERD_LOG (default /var/log/plant-store-dockerd.log); API_IMAGE,
 # PLANT_STORE_API_IMAGE, PLANT_STORE_NODE_IMAGE as the compose files and the drills read them;
+# PLANT_STORE_DOCKER, the client (default /usr/bin/docker, Debian's, else docker on PATH);
+# PLANT_STORE_PULL_ANSWER_S, how long a pull waits for the registry's first answer (default 30);
 # NODE_EXTRA_CA_CERTS, given to the api build as its `extra_ca` secret (docker/Dockerfile).
-# Prints `export DOCKER=...` hints; exits non-zero with a sentence saying what is missing.
+# Exits non-zero with a sentence saying what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PREFIX=localhost/plant-store-ci
-DOCKER_BIN=/usr/bin/docker # Debian's client: it builds with BuildKit (the newer one on PATH may not).
+# Debian's client where installed: it builds with BuildKit (a newer one on PATH without buildx cannot).
+DOCKER_BIN=${PLANT_STORE_DOCKER:-/usr/bin/docker}
+if [ -z "${PLANT_STORE_DOCKER:-}" ] && [ ! -x "$DOCKER_BIN" ] && command -v docker >/dev/null; then
+  DOCKER_BIN=$(command -v docker)
+fi
+# Whether a registry may answer a pull: unknown until one is tried; "no" once one is not answered,
+# or when this script starts the engine (whose pulls fail by design).
+REGISTRY=unknown
+PULL_ANSWER_S=${PLANT_STORE_PULL_ANSWER_S:-30}
 DOCKERD_LOG=${PLANT_STORE_DOCKERD_LOG:-/var/log/plant-store-dockerd.log}
 export DOCKER_BUILDKIT=1
 
@@ -68,6 +82,7 @@ start_engine() {
   # The proxies point at a closed port, so a pull fails at once instead of hanging.
   HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 NO_PROXY= \
     setsid nohup /usr/sbin/dockerd --iptables=false >>"$DOCKERD_LOG" 2>&1 </dev/null &
+  REGISTRY=no
   for _ in $(seq 1 60); do
     engine_answers && return 0
     sleep 0.5
@@ -78,20 +93,68 @@ start_engine() {
 
 image_present() { "$DOCKER_BIN" image inspect "$1" >/dev/null 2>&1; }
 
+# Pulls $1 where a registry answers. A pull prints nothing until the registry has answered: one with
+# no output after PULL_ANSWER_S is given up, and then the download has 10 minutes. Returns 1 when not
+# pulled.
+pull_official() {
+  local image=$1 out pid ticks=0 limit=$((PULL_ANSWER_S * 2))
+  [ "$REGISTRY" = no ] && return 1
+  out=$(mktemp)
+  "$DOCKER_BIN" pull "$image" >"$out" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    [ -s "$out" ] && limit=1200
+    if [ "$ticks" -ge "$limit" ]; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+      say "no registry answered a pull of $image within $((ticks / 2)) s: given up, nothing more is pulled"
+      rm -f "$out"
+      REGISTRY=no
+      return 1
+    fi
+    sleep 0.5
+    ticks=$((ticks + 1))
+  done
+  if wait "$pid"; then
+    say "pulled $image"
+    REGISTRY=yes
+    rm -f "$out"
+    return 0
+  fi
+  say "$image not pulled: $(tail -n 1 "$out")"
+  rm -f "$out"
+  REGISTRY=no
+  return 1
+}
+
+# The official image or its stand-in present, else the official one pulled; else 1 (build the stand-in).
+official_present() { # official standin
+  image_present "$1" || image_present "$2" || pull_official "$1"
+}
+
 build_standin() { # name dockerfile context [build args...]
   local name=$1 dockerfile=$2 context=$3 start
   shift 3
   image_present "$name" && return 0
+  debian_image
   start=$(date +%s)
-  say "building $name"
+  say "building $name on $DEBIAN_BASE"
   "$DOCKER_BIN" build --network host --pull=false --progress=plain -q -f "$dockerfile" -t "$name" \
-    --build-arg "DEBIAN_IMAGE=$PREFIX/debian:bookworm" "$@" "$context" >/dev/null
+    --build-arg "DEBIAN_IMAGE=$DEBIAN_BASE" "$@" "$context" >/dev/null
   say "$name built in $(elapsed "$start")"
 }
 
+# Sets DEBIAN_BASE, the stand-ins' base: made once, on the first stand-in to build.
+DEBIAN_BASE=
 debian_image() {
   local name=$PREFIX/debian:bookworm
+  [ -n "$DEBIAN_BASE" ] && return 0
+  DEBIAN_BASE=$name
   image_present "$name" && return 0
+  if image_present debian:bookworm-slim || pull_official debian:bookworm-slim; then
+    DEBIAN_BASE=debian:bookworm-slim
+    return 0
+  fi
   command -v debootstrap >/dev/null || install_packages
   [ "$(id -u)" = 0 ] || die "$name is missing; debootstrap needs root to make it"
   local mirror start rootfs
@@ -114,7 +177,7 @@ debian_image() {
 
 node_image() {
   local name=$PREFIX/node:24
-  image_present "$name" && return 0
+  official_present node:24.21.0-bookworm-slim "$name" && return 0
   local node npm context
   node=$(pnpm exec node -p process.execPath)
   [ "$(pnpm exec node -p 'process.versions.node.split(".")[0]')" = 24 ] || die "the workspace's node is not Node 24 ($node)"
@@ -152,9 +215,9 @@ if ! engine_answers; then
   start_engine
 fi
 say "engine: $("$DOCKER_BIN" version --format 'server {{.Server.Version}}, client {{.Client.Version}}')"
-debian_image
 node_image
-build_standin "$PREFIX/postgres:15" docker/standins/postgres.Dockerfile docker/standins
+official_present postgres:17-alpine "$PREFIX/postgres:15" ||
+  build_standin "$PREFIX/postgres:15" docker/standins/postgres.Dockerfile docker/standins
 build_standin "$PREFIX/haproxy:2.6" docker/standins/haproxy.Dockerfile docker/standins
 build_standin "$PREFIX/pgbouncer:1.18" docker/standins/pgbouncer.Dockerfile docker/standins
 build_standin "$PREFIX/patroni:3.0" docker/standins/patroni.Dockerfile docker/standins

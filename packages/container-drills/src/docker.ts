@@ -1,24 +1,21 @@
 /**
- * The Docker engine as the drills use it: Debian's client (it builds with BuildKit), names that a
- * run owns (so that it removes exactly what it made), and the images the drills need.
+ * The Docker engine as the drills use it: Debian's client where installed (it builds with BuildKit),
+ * names that a run owns (so that it removes exactly what it made), and the api image they build.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TEST_RUN } from '@plant-store/test-support';
+import { DOCKER, REPO_ROOT } from './client.ts';
+import { imageFor, NODE_BASE } from './images.ts';
+
+export { DOCKER, REPO_ROOT };
 
 const run = promisify(execFile);
 
-/** Debian's client where it is installed (the newer one some machines have first on PATH cannot build). */
-export const DOCKER =
-  process.env.PLANT_STORE_DOCKER ?? (existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
-export const REPO_ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The containers and networks a drill makes carry this label, valued with the test run; CI checks none is left. */
 export const DRILL_LABEL = `plant-store.drill=${TEST_RUN}`;
-export const STANDIN_NODE_IMAGE = 'localhost/plant-store-ci/node:24';
-export const OFFICIAL_NODE_IMAGE = 'node:24.21.0-bookworm-slim';
 /** The api image the drills build (BuildKit's cache makes a rebuild of unchanged sources quick). */
 export const API_IMAGE = process.env.PLANT_STORE_API_IMAGE ?? 'localhost/plant-store-ci/api:drill';
 
@@ -58,35 +55,12 @@ export async function imageId(image: string): Promise<string | undefined> {
   );
 }
 
-export async function imagePresent(image: string): Promise<boolean> {
-  return (await imageId(image)) !== undefined;
-}
-
 /**
  * A name no other run uses: `plant-store-drill-<test run>-<what>-<random>`. Compose projects are named
  * so too: whatever compose makes (containers, volumes, networks) is known as this run's by its name.
  */
 export function uniqueName(what: string): string {
   return `plant-store-drill-${TEST_RUN}-${what}-${randomBytes(4).toString('hex')}`;
-}
-
-/** The first of these images that the engine holds (nothing is ever pulled here); else a clear failure. */
-export async function firstPresent(...images: string[]): Promise<string> {
-  for (const image of images) if (await imagePresent(image)) return image;
-  throw new Error(
-    `none of ${images.join(', ')} is present on the engine, and none is pulled here: run \`pnpm docker:prepare\``,
-  );
-}
-
-/** The base image for the api: the official one when present, else the stand-in; else a clear failure. */
-export async function nodeBaseImage(): Promise<string> {
-  const wanted = process.env.PLANT_STORE_NODE_IMAGE;
-  for (const image of wanted ? [wanted] : [OFFICIAL_NODE_IMAGE, STANDIN_NODE_IMAGE]) {
-    if (await imagePresent(image)) return image;
-  }
-  throw new Error(
-    `no Node 24 base image is present (${wanted ?? `${OFFICIAL_NODE_IMAGE} or ${STANDIN_NODE_IMAGE}`}) and none can be pulled here: run \`pnpm docker:prepare\``,
-  );
 }
 
 /** An api image as a build left it: its tag, the id the build printed, and the Node base it was built on. */
@@ -97,12 +71,12 @@ export interface BuiltApiImage {
 }
 
 /**
- * Builds docker/Dockerfile into API_IMAGE, never pulling. A machine whose npm traffic passes a
+ * Builds docker/Dockerfile into API_IMAGE on the Node base found (images.ts), pulling nothing more. A machine whose npm traffic passes a
  * TLS-inspecting proxy names its CA bundle in NODE_EXTRA_CA_CERTS; the build gets it as a secret.
  * The id is the one this build printed, whatever another build tags meanwhile.
  */
 export async function buildApiImage(): Promise<BuiltApiImage> {
-  const base = await nodeBaseImage();
+  const base = await imageFor(NODE_BASE);
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   const printed = await docker([
     'build',
@@ -185,29 +159,4 @@ export async function removeAll(
 ): Promise<void> {
   if (containers.length > 0) await docker(['rm', '--force', '--volumes', ...containers]).catch(() => {});
   if (volumes.length > 0) await docker(['volume', 'rm', '--force', ...volumes]).catch(() => {});
-}
-
-/** Debian's docker-compose 1.29, which the compose drills run (its `up` builds nothing: docker:prepare does). */
-export const COMPOSE = '/usr/bin/docker-compose';
-
-/**
- * docker-compose on one project and file; `env` is read at each call, as a drill sets ports and
- * secrets once its project is named. Resolves with stdout, rejects with stderr.
- */
-export function composeCommand(
-  project: string,
-  file: string,
-  env: () => NodeJS.ProcessEnv,
-): (...args: string[]) => Promise<string> {
-  return async (...args) => {
-    try {
-      const { stdout } = await run(COMPOSE, ['--project-name', project, '--file', file, ...args], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, ...env() },
-      });
-      return stdout.trim();
-    } catch (error) {
-      throw new Error(`docker-compose ${args.join(' ')} failed: ${(error as { stderr?: string }).stderr}`);
-    }
-  };
 }

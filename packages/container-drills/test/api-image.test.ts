@@ -15,8 +15,9 @@ import {
   uniqueName,
   waitHealthy,
 } from '../src/docker.ts';
-import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
+import { drillsCanRun } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
+import { NODE_BASE } from '../src/images.ts';
 import { countDurable, createPlant, createUnderLoad, sum } from '../src/load.ts';
 
 const TOKEN = 'drill-token-0123456789abcdef';
@@ -25,9 +26,9 @@ const volumes: string[] = [];
 // The drills' containers talk only to the host, on a network of this run's own.
 const network = uniqueName('net');
 
-warnIfNoEngine('The api image drills');
+const runs = await drillsCanRun('The api image drills', { images: [NODE_BASE] });
 
-describe.skipIf(!ENGINE)('the api image', () => {
+describe.skipIf(!runs)('the api image', () => {
   beforeAll(async () => {
     await docker(['network', 'create', '--label', DRILL_LABEL, network]);
     const started = performance.now();

@@ -2,22 +2,16 @@
 // leader, two api replicas. The leader killed under create load runs everywhere (CI included); the
 // other drills run on demand: PLANT_STORE_HA_DRILLS=all pnpm test:containers, and the bench row
 // against a single PostgreSQL container alone with PLANT_STORE_HA_DRILLS=bench.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, newSecret, startTestReceiver, warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  API_IMAGE,
-  buildApiImage,
-  COMPOSE,
-  composeCommand,
-  docker,
-  firstPresent,
-  uniqueName,
-} from '../src/docker.ts';
-import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
+import { composeCommand } from '../src/compose.ts';
+import { API_IMAGE, buildApiImage, docker, uniqueName } from '../src/docker.ts';
+import { COMPOSE, drillsCanRun } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
+import { ETCD, HAPROXY, imageFor, NODE_BASE, PATRONI, type WantedImage } from '../src/images.ts';
 import { countDurable, createUnderLoad, type LoadOptions, type LoadResult } from '../src/load.ts';
 
 const TOKEN = 'drill-ha-token-0123456789';
@@ -26,12 +20,17 @@ const ON_DEMAND = process.env.PLANT_STORE_HA_DRILLS === 'all';
 /** The bench row (the cluster against a single PostgreSQL container): with `all`, or alone with `bench`. */
 const BENCH = ON_DEMAND || process.env.PLANT_STORE_HA_DRILLS === 'bench';
 
-warnIfNoEngine('The PostgreSQL HA drills');
-const composeHere = existsSync(COMPOSE);
-if (ENGINE && !composeHere) {
-  warnDidNotRun('The PostgreSQL HA drills', `${COMPOSE} is not installed`, 'run `pnpm docker:prepare`');
-}
-if (ENGINE && composeHere && !ON_DEMAND) {
+/** The bench row's single PostgreSQL: 15, as the cluster's, when the stand-in is there. */
+const SINGLE_POSTGRES: WantedImage = {
+  present: ['localhost/plant-store-ci/postgres:15', 'postgres:17-alpine'],
+  pull: 'postgres:17-alpine',
+};
+
+const runs = await drillsCanRun('The PostgreSQL HA drills', {
+  compose: true,
+  images: [NODE_BASE, PATRONI, ETCD, HAPROXY, ...(BENCH ? [SINGLE_POSTGRES] : [])],
+});
+if (runs && !ON_DEMAND) {
   warnDidNotRun(
     'The on-demand PostgreSQL HA drills (switchover, partition, webhook, whole-cluster restart, the bench row against a single PostgreSQL)',
     'they run only on demand',
@@ -94,12 +93,12 @@ interface Disturbed {
   readonly before: number;
 }
 
-describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compose.ha.yaml)', () => {
+describe.skipIf(!runs)('PostgreSQL under Patroni (docker/compose.ha.yaml)', () => {
   const project = uniqueName('ha');
   let env: NodeJS.ProcessEnv = {};
   let url = '';
 
-  const compose = composeCommand(project, 'docker/compose.ha.yaml', () => env);
+  const compose = composeCommand(COMPOSE, project, 'docker/compose.ha.yaml', () => env);
 
   const container = (node: string) => compose('ps', '--quiet', node);
 
@@ -240,7 +239,14 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
 
   beforeAll(async () => {
     await buildApiImage();
-    env = { API_IMAGE, API_TOKENS: TOKEN, HA_API_PORT: String(await freePort()) };
+    env = {
+      API_IMAGE,
+      PATRONI_IMAGE: await imageFor(PATRONI),
+      ETCD_IMAGE: await imageFor(ETCD),
+      HAPROXY_IMAGE: await imageFor(HAPROXY),
+      API_TOKENS: TOKEN,
+      HA_API_PORT: String(await freePort()),
+    };
     url = `http://127.0.0.1:${env.HA_API_PORT}`;
     const started = performance.now();
     await compose('up', '--detach', '--no-build');
@@ -515,14 +521,14 @@ describe.skipIf(!ENGINE || !composeHere)('PostgreSQL under Patroni (docker/compo
       const secrets = mkdtempSync(join(tmpdir(), 'plant-store-ha-bench-'));
       writeFileSync(join(secrets, 'api_tokens'), `${TOKEN}\n`, { mode: 0o644 });
       const singleEnv: NodeJS.ProcessEnv = {
-        POSTGRES_IMAGE: await firstPresent('localhost/plant-store-ci/postgres:15', 'postgres:17-alpine'),
-        HAPROXY_IMAGE: await firstPresent('haproxy:2.6', 'localhost/plant-store-ci/haproxy:2.6'),
+        POSTGRES_IMAGE: await imageFor(SINGLE_POSTGRES),
+        HAPROXY_IMAGE: await imageFor(HAPROXY),
         API_IMAGE,
         API_PORT: String(await freePort()),
         API_TOKENS_SECRET: join(secrets, 'api_tokens'),
       };
       const singleUrl = `http://127.0.0.1:${singleEnv.API_PORT}`;
-      const singleCompose = composeCommand(single, 'docker/compose.replicas.yaml', () => singleEnv);
+      const singleCompose = composeCommand(COMPOSE, single, 'docker/compose.replicas.yaml', () => singleEnv);
       let noAnswer = 0;
       const rate = (target: string, workers: number) =>
         throughput(target, workers, (unanswered) => {

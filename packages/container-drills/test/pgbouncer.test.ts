@@ -9,11 +9,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DRILL_LABEL, docker, firstPresent, REPO_ROOT, removeAll, uniqueName } from '../src/docker.ts';
-import { ENGINE, warnIfNoEngine } from '../src/engine.ts';
+import { DRILL_LABEL, docker, REPO_ROOT, removeAll, uniqueName } from '../src/docker.ts';
+import { drillsCanRun } from '../src/engine.ts';
 import { recordFigure } from '../src/figures.ts';
+import { imageFor, PGBOUNCER, POSTGRES } from '../src/images.ts';
 
-warnIfNoEngine('The PgBouncer drill');
+const runs = await drillsCanRun('The PgBouncer drill', { images: [POSTGRES, PGBOUNCER] });
 
 /** What this drill reads of vitest's JSON report. */
 interface JsonReport {
@@ -40,7 +41,7 @@ function outsideVitest(): NodeJS.ProcessEnv {
   );
 }
 
-describe.skipIf(!ENGINE)('the PostgreSQL adapter through PgBouncer in transaction mode', () => {
+describe.skipIf(!runs)('the PostgreSQL adapter through PgBouncer in transaction mode', () => {
   const network = uniqueName('net');
   const postgres = uniqueName('postgres');
   const pgbouncer = uniqueName('pgbouncer');
@@ -48,8 +49,8 @@ describe.skipIf(!ENGINE)('the PostgreSQL adapter through PgBouncer in transactio
   let url = '';
 
   beforeAll(async () => {
-    const postgresImage = await firstPresent('postgres:17-alpine', 'localhost/plant-store-ci/postgres:15');
-    const pgbouncerImage = await firstPresent('localhost/plant-store-ci/pgbouncer:1.18');
+    const postgresImage = await imageFor(POSTGRES);
+    const pgbouncerImage = await imageFor(PGBOUNCER);
     await docker(['network', 'create', '--label', DRILL_LABEL, network]);
     await docker([
       'run',
