@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,5 +45,33 @@ describe('the command that starts the service', () => {
     expect(api.env).toEqual(rootScript.env);
     expect(flags(rootScript.command)).toContain('--max-semi-space-size=8');
     expect(rootScript.env).toEqual({ MALLOC_ARENA_MAX: '2' });
+  });
+});
+
+describe('`pnpm start` at a terminal', () => {
+  // It builds first (turbo), then starts: seconds, more while every package's tests run.
+  it("when the start is refused, then stdout and stderr hold the service's one line and nothing of pnpm's or turbo's (no banner, no ELIFECYCLE)", {
+    timeout: 180_000,
+  }, async () => {
+    // Only what pnpm needs: nothing of this test run's own pnpm or turbo settings reaches it.
+    const child = spawn('pnpm', ['start'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: 'eighty' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, stdout, stderr }).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'plant-store cannot start: PORT must be a whole number from 0 to 65535, not "eighty"\n',
+    });
   });
 });
