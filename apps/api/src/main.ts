@@ -71,6 +71,8 @@ function printGeneratedToken(token: string, url: string): void {
       '',
       `   API_TOKENS=${token} pnpm start`,
       '',
+      ` or put API_TOKENS=${token} in ${ENV_FILE}, read at every start (pnpm dev's restarts too).`,
+      '',
       ' Try it:',
       '',
       `   ${curl}`,
