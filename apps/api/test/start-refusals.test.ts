@@ -130,6 +130,13 @@ describe('start failures, each said in one line', { timeout: 60_000 }, () => {
     },
   );
 
+  it('when HOST is an address of no interface of this machine, then it says so naming HOST', async () => {
+    // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of a machine.
+    expect(await refusal({ HOST: '192.0.2.1', DATABASE_URL: 'memory:' })).toBe(
+      refusedWith('192.0.2.1 is not an address of this machine: check HOST'),
+    );
+  });
+
   it('when DATABASE_URL asks for TLS (sslmode=require) and the server has none, then it says so', async () => {
     // What a PostgreSQL server without TLS answers a client's request for it: one byte, N.
     const noTls = createServer((socket) => {
@@ -291,6 +298,22 @@ describe('a PostgreSQL server that refuses the connection', () => {
       'start the database server, or set DATABASE_URL to one that runs';
     expect(run.stderr()).toBe(`plant-store cannot start: ${reason}\n`);
     expect(fatalLines(run.stdout())).toEqual([]);
+  });
+});
+
+describe.skipIf(!server)('a PostgreSQL server that refuses the user', () => {
+  it('when the user does not exist, then it says so in one line pointing to the user and password, and exits 1', async () => {
+    const url = new URL(server?.connectionString ?? '');
+    url.username = `plant_store_nobody_${randomBytes(6).toString('hex')}`;
+    url.password = 'not-a-password';
+    const run = runMain({ API_TOKENS: TOKEN, DATABASE_URL: url.toString(), PORT: '0' });
+    expect(await run.exited).toBe(1);
+    // Where the server trusts local users it says the role does not exist; else that the password failed.
+    expect(run.stderr()).toMatch(
+      new RegExp(
+        `^plant-store cannot start: (role "${url.username}" does not exist|password authentication failed for user "${url.username}"): check DATABASE_URL's user and password\\n$`,
+      ),
+    );
   });
 });
 
