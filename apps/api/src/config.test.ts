@@ -607,6 +607,12 @@ describe('loadConfig', () => {
     );
   });
 
+  it('when one value is bad, then the message is that problem alone, in one line', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrowError(
+      /^PORT must be a whole number from 0 to 65535, not "eighty"$/,
+    );
+  });
+
   it('when several values are bad, then every one of them is listed in one error', () => {
     let caught: unknown;
     try {

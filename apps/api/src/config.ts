@@ -108,8 +108,13 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly problems: readonly string[];
 
+  /** One problem is its own line; several are listed, one a line, under a line that says so. */
   constructor(problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    super(
+      problems.length === 1
+        ? (problems[0] as string)
+        : `invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+    );
     this.problems = problems;
   }
 }

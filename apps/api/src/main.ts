@@ -1,12 +1,17 @@
-// The service's entry point: `node apps/api/src/main.ts`. Configuration comes from the environment.
+// The service's entry point: `node apps/api/src/main.ts`. Configuration comes from the environment,
+// and from a .env in the working directory outside production (config/env-file.ts).
+import './node-version.ts';
 import { randomBytes } from 'node:crypto';
 import { StorageUnavailableError } from '@plant-store/domain';
 import { pino } from 'pino';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { ENV_FILE, withEnvFile } from './config/env-file.ts';
+import { lookalikes } from './config/lookalikes.ts';
+import { type Config, ConfigError, loadConfig, SETTINGS } from './config.ts';
 import { stdoutDestination } from './log-destination.ts';
 import type { RunningServer } from './server.ts';
 import { startServer } from './start.ts';
 import { StorageRefusedError } from './storage-adapters.ts';
+import { oneLine } from './tracing/diag-log.ts';
 import { startTracing, type Tracing } from './tracing/tracing.ts';
 
 // How long the last log lines may take to leave before the process exits anyway.
@@ -15,13 +20,36 @@ const FINAL_FLUSH_MS = 1_000;
 // The banner and start errors go to stderr; a broken stderr must not turn into a crash.
 process.stderr.on('error', () => {});
 
+/** A start refused: why, in one line on stderr (never the log: it would say it twice), and exit 1. */
+function refuse(reason: string): never {
+  process.stderr.write(`plant-store cannot start: ${reason}\n`);
+  process.exit(1);
+}
+
+const reading = withEnvFile(process.env);
+const environment = 'problem' in reading ? refuse(reading.problem) : reading;
+
+// Said before the settings are read, on stderr where a person starting it looks, and in the log below:
+// a refusal they explain (no token in production) comes after them.
+const misspelt = lookalikes(
+  Object.keys(environment.env),
+  Object.values(SETTINGS).map(({ variable }) => variable),
+).map(({ variable, setting }) => {
+  const where = environment.read && process.env[variable] === undefined ? ` (in ${ENV_FILE})` : '';
+  return {
+    variable,
+    setting,
+    message: `${variable}${where} is not a setting, and is ignored: did you mean ${setting}?`,
+  };
+});
+for (const { message } of misspelt) process.stderr.write(`plant-store: ${message}\n`);
+
 function loadConfigOrExit(): Config {
   try {
-    return loadConfig(process.env);
+    return loadConfig(environment.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`plant-store cannot start: ${error.message}\n`);
-    process.exit(1);
+    refuse(error.message);
   }
 }
 
@@ -43,6 +71,8 @@ function printGeneratedToken(token: string, url: string): void {
       '',
       `   API_TOKENS=${token} pnpm start`,
       '',
+      ` or put API_TOKENS=${token} in ${ENV_FILE}, read at every start (pnpm dev's restarts too).`,
+      '',
       ' Try it:',
       '',
       `   ${curl}`,
@@ -56,6 +86,16 @@ function printGeneratedToken(token: string, url: string): void {
 const loaded = loadConfigOrExit();
 const logDestination = stdoutDestination();
 const logger = pino({ level: loaded.logLevel }, logDestination);
+if (environment.read) {
+  // Names only: a .env holds tokens and passwords.
+  logger.info(
+    { envFile: ENV_FILE, variables: environment.variables, keptFromEnvironment: environment.overridden },
+    `settings read from ${ENV_FILE}`,
+  );
+} else if (environment.ignored) {
+  logger.info({ envFile: ENV_FILE }, `${ENV_FILE} not read: NODE_ENV is production`);
+}
+for (const { variable, setting, message } of misspelt) logger.warn({ variable, setting }, message);
 
 /** Exits once the log lines written so far have left, or FINAL_FLUSH_MS later: never waits for a reader. */
 function exitAfterLogs(code: number): void {
@@ -140,12 +180,13 @@ tracing = await startTracing(config, logger);
 
 server = await startServer(config, { logDestination, traceExport: tracing?.figures }).catch(
   (error: unknown) => {
-    const reason = startFailure(error);
-    if (reason === undefined) logger.fatal({ err: error }, 'could not start');
-    else {
-      logger.fatal({ reason }, 'could not start');
-      process.stderr.write(`plant-store cannot start: ${reason}\n`);
+    let reason = startFailure(error);
+    if (reason === undefined) {
+      // Unforeseen: the log keeps its stack, for whoever makes it a known one.
+      logger.fatal({ err: error }, 'could not start');
+      reason = `${oneLine(error)} (unforeseen: the log has its stack)`;
     }
+    process.stderr.write(`plant-store cannot start: ${reason}\n`);
     exitAfterLogs(1);
     return new Promise<never>(() => {});
   },

@@ -1,5 +1,5 @@
 import type { PlantStorage } from '@plant-store/domain';
-import type { ConnectionPoolStats, SqlPlantStorage } from '@plant-store/storage-postgres';
+import type { ConnectionPoolStats, SchemaRefusal, SqlPlantStorage } from '@plant-store/storage-postgres';
 import type { WebhookConfig, WebhookDispatcher, WebhookObserver } from '@plant-store/webhooks';
 import type { QueueDatabase } from '@plant-store/webhooks/pg-boss';
 import { DEFAULT_PGLITE_DIR, pgliteFolder } from './pglite-folder.ts';
@@ -136,6 +136,17 @@ function groupCommitOption({ groupCommit }: StorageOptions): { groupCommit?: fal
   return groupCommit ? {} : { groupCommit: false };
 }
 
+/** What to do about each refusal of the service's tables, after the database's words. */
+const SCHEMA_ADVICE: Readonly<Record<SchemaRefusal, string>> = {
+  'no schema':
+    ": create it, or set DATABASE_URL's search_path (options=-c search_path=<schema>) to a schema that exists",
+  'not permitted':
+    ": grant DATABASE_URL's user CREATE on that schema, or set its search_path to a schema the user owns",
+  'read-only':
+    ': DATABASE_URL must name the primary server, not a standby, and a user or database not set to default_transaction_read_only',
+  'newer version': ': run that version, or give this one a database (or schema) of its own',
+};
+
 function afterScheme(url: string): string {
   return url.slice(url.indexOf(':') + 1);
 }
@@ -150,9 +161,8 @@ const ADAPTERS = {
       return URL.canParse(url) ? { connectionString: url } : { problem: 'is not a valid postgres:// URL' };
     },
     async open({ connectionString }, options) {
-      const { connectionRefusal, DatabaseEncodingError, openPostgresPlantStorage } = await import(
-        '@plant-store/storage-postgres'
-      );
+      const { connectionRefusal, DatabaseEncodingError, openPostgresPlantStorage, SchemaRefusedError } =
+        await import('@plant-store/storage-postgres');
       const storage = await openPostgresPlantStorage({
         connectionString,
         ...groupCommitOption(options),
@@ -161,12 +171,16 @@ const ADAPTERS = {
       }).catch(
         refusing((error) => {
           if (error instanceof DatabaseEncodingError) return '';
+          if (error instanceof SchemaRefusedError) return SCHEMA_ADVICE[error.reason];
           const refusal = connectionRefusal(error);
           if (refusal === 'no such database')
             return ': create it, or set DATABASE_URL to a database that exists';
           if (refusal === 'credentials refused') return ": check DATABASE_URL's user and password";
           if (refusal === 'no TLS') {
             return ': DATABASE_URL asks for TLS (sslmode, ssl): turn TLS on at the server, or set sslmode=disable where the network to it is private';
+          }
+          if (refusal === 'options refused') {
+            return ": the server refuses a setting of DATABASE_URL's options (-c name=value): correct or remove it";
           }
           return undefined;
         }),

@@ -602,6 +602,98 @@ describe('SIGTERM and the standard variables', TIMEOUT, () => {
   });
 });
 
+describe('OTEL_TRACES_EXPORTER', TIMEOUT, () => {
+  /** The service on memory storage with exactly these OTEL_* variables (no collector unless given). */
+  const start = (env: NodeJS.ProcessEnv) =>
+    runMain({ PORT: '0', API_TOKENS: TOKEN, DATABASE_URL: 'memory:', LOG_LEVEL: 'info', ...env });
+  const create = (url: string, traceparent: string) =>
+    fetch(`${url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', traceparent },
+      body: `{"id":${randomPlantId()},"name":"Monstera"}`,
+    });
+
+  it("when it is console, with no endpoint set, then a request's SERVER span is a line of the log as it ends, with the request line's ids, and stderr stays empty", async () => {
+    const run = start({ OTEL_TRACES_EXPORTER: 'console' });
+    const url = await listeningUrl(run);
+    expect(
+      logLines(run).find((line) => line.msg.startsWith('traces: each span a line of this log')),
+    ).toMatchObject({
+      sampler: 'parentbased_always_on',
+    });
+    const caller = callerContext();
+    expect((await create(url, caller.traceparent)).status).toBe(200);
+    const spanLineOf = () =>
+      logLines(run).find((line) => line.msg === 'span' && line.trace_id === caller.traceId);
+    await eventually(() => spanLineOf() !== undefined, "the create's span line");
+    const spanLine = spanLineOf();
+    const requestLine = logLines(run).find(
+      (line) => line.msg === 'request' && line.trace_id === caller.traceId,
+    );
+    expect(spanLine).toMatchObject({
+      level: 30,
+      span: 'POST /plants',
+      kind: 'SERVER',
+      span_id: requestLine?.span_id,
+      parent_span_id: caller.spanId,
+      attributes: { 'http.route': '/plants', 'http.response.status_code': 200 },
+    });
+    expect(spanLine?.durationMs as number).toBeGreaterThan(0);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.stderr()).toBe('');
+  });
+
+  it('when it lists otlp and console, then the span goes to the collector and to the log', async () => {
+    const collector = await startOtlpReceiver({ host: '127.0.0.2' });
+    try {
+      const run = start({
+        OTEL_TRACES_EXPORTER: 'otlp, console',
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      });
+      const url = await listeningUrl(run);
+      const caller = callerContext();
+      expect((await create(url, caller.traceparent)).status).toBe(200);
+      await collector.waitForSpans((spans) => spans.some((span) => span.traceId === caller.traceId));
+      expect(
+        logLines(run).filter((line) => line.msg === 'span' && line.trace_id === caller.traceId),
+      ).toHaveLength(1);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it('when it is none, then nothing is traced though an endpoint is set: no start line, no trace id in the request line', async () => {
+    const run = start({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.2:4318' });
+    const url = await listeningUrl(run);
+    expect((await create(url, callerContext().traceparent)).status).toBe(200);
+    await eventually(() => logLines(run).some((line) => line.msg === 'request'), 'the request line');
+    expect(logLines(run).filter((line) => line.msg.startsWith('traces:') || 'trace_id' in line)).toEqual([]);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
+  it("when it names otlp with no endpoint set, then spans go to the specification's default, localhost:4318", async () => {
+    const run = start({ OTEL_TRACES_EXPORTER: 'otlp' });
+    await listeningUrl(run);
+    expect(startLine(run)).toMatchObject({ endpoint: 'http://localhost:4318/v1/traces' });
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+
+  it.each([
+    ['zipkin', 'OTEL_TRACES_EXPORTER must be otlp, console (spans in the log), both, or none, not "zipkin"'],
+    ['none,otlp', 'OTEL_TRACES_EXPORTER lists none with other exporters: none means no exporter at all'],
+  ])('when it is %s, then the start is refused in one line naming it', async (value, reason) => {
+    const run = start({ OTEL_TRACES_EXPORTER: value });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toBe(`plant-store cannot start: ${reason}\n`);
+  });
+});
+
 /** The run's log lines so far, parsed. */
 function logLines(run: Run): { level: number; msg: string; [field: string]: unknown }[] {
   return run

@@ -1,7 +1,7 @@
 export { DataFolderUnusableError } from './data-folder.ts';
 export { type DataFolderHolder, DataFolderInUseError } from './data-folder-lock.ts';
 export { DatabaseEncodingError } from './database-encoding.ts';
-export { migrateToLatest } from './migrate.ts';
+export { migrateToLatest, type SchemaRefusal, SchemaRefusedError } from './migrate.ts';
 export {
   openPglitePlantStorage,
   type PglitePlantStorage,

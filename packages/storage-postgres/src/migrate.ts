@@ -21,12 +21,53 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/** Why the database will not take the service's tables, for a reason only its operator can mend. */
+export type SchemaRefusal = 'no schema' | 'not permitted' | 'read-only' | 'newer version';
+
+/** The database will not take the service's tables: `reason` says why, the message in the database's words. */
+export class SchemaRefusedError extends Error {
+  override readonly name = 'SchemaRefusedError';
+  readonly reason: SchemaRefusal;
+
+  constructor(reason: SchemaRefusal, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.reason = reason;
+  }
+}
+
 /** The schema that unqualified names create in: the first existing one on the search_path. */
 export async function currentSchema(db: Kysely<PlantDatabase>): Promise<string> {
-  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  const { rows } = await sql<{
+    schema: string | null;
+    path: string;
+  }>`select current_schema() as schema, current_setting('search_path') as path`.execute(db);
   const schema = rows[0]?.schema;
-  if (!schema) throw new Error('no schema of the search_path exists: create it, or fix the search_path');
+  if (!schema) {
+    throw new SchemaRefusedError('no schema', `no schema of the search_path (${rows[0]?.path}) exists`);
+  }
   return schema;
+}
+
+// kysely's words when the database has run a migration this version does not have (from a newer one).
+const UNKNOWN_MIGRATION = /previously executed migration (\S+) is missing/;
+
+/** The refusal `error` is, if it is one: a missing schema, no right to create there, a read-only server, a newer schema. */
+function schemaRefusal(error: unknown): SchemaRefusedError | undefined {
+  if (error instanceof SchemaRefusedError) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === '42501') return new SchemaRefusedError('not permitted', message, { cause: error });
+  // A standby, or default_transaction_read_only: later, the same is an outage (503); at start, a refusal.
+  if (code === '25006') return new SchemaRefusedError('read-only', message, { cause: error });
+  const unknown = UNKNOWN_MIGRATION.exec(message)?.[1];
+  if (unknown !== undefined) {
+    return new SchemaRefusedError(
+      'newer version',
+      `a newer version of the service migrated this schema: its migration ${unknown} is not one of this version's`,
+      { cause: error },
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -61,8 +102,9 @@ function introspectingOnly(db: Kysely<PlantDatabase>, schema: string): Kysely<Pl
 
 /**
  * Brings the schema to the latest migration. Safe to run from several processes at once:
- * kysely serialises them with an advisory lock. Throws StorageUnavailableError when the
- * database cannot be reached, and an Error naming the failed migration otherwise.
+ * kysely serialises them with an advisory lock. Throws SchemaRefusedError when the database will
+ * not take the tables, StorageUnavailableError when it cannot be reached, and an Error naming the
+ * failed migration otherwise.
  */
 export async function migrateToLatest(db: Kysely<PlantDatabase>): Promise<void> {
   let outcome: MigrationResultSet;
@@ -80,6 +122,8 @@ export async function migrateToLatest(db: Kysely<PlantDatabase>): Promise<void> 
   }
   const { error, results = [] } = outcome;
   if (error === undefined) return;
+  const refusal = schemaRefusal(error);
+  if (refusal !== undefined) throw refusal;
   const reason = error instanceof Error ? error.message : String(error);
   if (isUnavailableError(error)) {
     throw new StorageUnavailableError(`cannot migrate: the database is unavailable: ${reason}`, {

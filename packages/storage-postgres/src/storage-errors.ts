@@ -90,16 +90,19 @@ export const NO_TLS_MESSAGE = 'The server does not support SSL connections';
 
 /**
  * Why a server that answers refuses this connection for good, which only its operator can mend:
- * the database does not exist (3D000), the user or password is refused (class 28), or TLS was asked
- * for (sslmode, ssl) and the server has none.
+ * the database does not exist (3D000), the user or password is refused (class 28), TLS was asked
+ * for (sslmode, ssl) and the server has none, or a setting the connection asks for (DATABASE_URL's
+ * `options=-c name=value`) is unknown (42704) or given a value it does not take (22023).
  */
 export function connectionRefusal(
   error: unknown,
-): 'no such database' | 'credentials refused' | 'no TLS' | undefined {
+): 'no such database' | 'credentials refused' | 'no TLS' | 'options refused' | undefined {
   const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  const message = error instanceof Error ? error.message : '';
   if (code === '3D000') return 'no such database';
   if (typeof code === 'string' && code.length === 5 && code.startsWith('28')) return 'credentials refused';
-  if (error instanceof Error && error.message === NO_TLS_MESSAGE) return 'no TLS';
+  if (message === NO_TLS_MESSAGE) return 'no TLS';
+  if ((code === '42704' || code === '22023') && / parameter "/.test(message)) return 'options refused';
   return undefined;
 }
 

@@ -7,6 +7,7 @@ import {
   privateKeyFile,
   propagators,
   resourceAttributes,
+  traceExporters,
 } from './otel-values.ts';
 import { setting } from './setting.ts';
 import { httpUrl, oneOf, ratio, text, trueFalse, wholeNumber } from './values.ts';
@@ -28,8 +29,13 @@ const otelCount = wholeNumber(0, 1_000_000);
 const otelSize = wholeNumber(1, 1_000_000);
 const otelMs = wholeNumber(1, 600_000);
 
-/** Traces: on when either endpoint is set; a `_TRACES_` variable wins over its general one. */
+/**
+ * Traces: on when OTEL_TRACES_EXPORTER names an exporter, or, unset, when an OTLP endpoint is set
+ * (tracing/tracing.ts); a `_TRACES_` variable wins over its general one.
+ */
 export const OTEL_SETTINGS = {
+  /** Unset: otlp when an endpoint is set, else none; `console`: each span a line of the log. */
+  tracesExporters: setting('OTEL_TRACES_EXPORTER', traceExporters),
   otlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', httpUrl),
   otlpTracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', httpUrl),
   /** OTLP over HTTP only: the gRPC exporter is not part of this service. */

@@ -148,3 +148,29 @@ export const certificateFile = pemFile('PEM certificate', (bytes) => new X509Cer
 
 /** The client's private key file, unencrypted (the exporter has no passphrase to open it with). */
 export const privateKeyFile = pemFile('unencrypted PEM private key', (bytes) => createPrivateKey(bytes));
+
+/** The exporters OTEL_TRACES_EXPORTER may name: OTLP over HTTP, and the log (`console`). */
+export type TraceExporter = 'otlp' | 'console';
+
+/**
+ * OTEL_TRACES_EXPORTER: `otlp`, `console`, both as a list, or `none` (no exporter: no tracing). The
+ * specification's others (zipkin) are not part of this service; `none` in a list with others is refused,
+ * where the SDK would fall back to otlp with a warning.
+ */
+export const traceExporters: SettingValue<readonly TraceExporter[]> = reading((text) => {
+  const names = [...new Set(text.split(',').map((name) => name.trim().toLowerCase()))].filter(
+    (name) => name !== '',
+  );
+  const unknown = names.filter((name) => !['otlp', 'console', 'none'].includes(name));
+  if (unknown.length > 0) {
+    return {
+      problems: [`must be otlp, console (spans in the log), both, or none, not "${unknown.join(',')}"`],
+    };
+  }
+  if (names.includes('none')) {
+    return names.length === 1
+      ? { value: [] }
+      : { problems: ['lists none with other exporters: none means no exporter at all'] };
+  }
+  return { value: names as TraceExporter[] };
+});

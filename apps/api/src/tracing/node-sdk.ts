@@ -4,12 +4,14 @@ import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { redactedUrl } from '@plant-store/webhooks';
 import type { Logger } from 'pino';
+import type { TraceExporter } from '../config/otel-values.ts';
 import type { Config } from '../config.ts';
 import { diagToLog, oneLine } from './diag-log.ts';
 import { withExportDeadline } from './export-deadline.ts';
+import { logSpanExporter } from './log-exporter.ts';
 import {
   batchOptions,
   DIAG_LEVELS,
@@ -33,7 +35,8 @@ export interface TraceExportFigures {
 
 /** Tracing as started: its figures, and the flush at the end. */
 export interface Tracing {
-  readonly figures: TraceExportFigures;
+  /** What became of the spans sent over OTLP; undefined when none are. */
+  readonly figures: TraceExportFigures | undefined;
   /**
    * Exports what is queued and stops; resolves true once done, or false at `timeoutMs` (a collector
    * that does not answer), whatever is still queued then being lost.
@@ -64,29 +67,58 @@ function processedSpansMeter(
 
 /**
  * The OpenTelemetry Node SDK with traces only (the service's metrics are /metrics', its logs stdout's),
- * exported over OTLP/HTTP in batches. Every part is built here from the configuration and handed to
- * the SDK (sdk-options.ts): the SDK reads no OTEL_* variable of its own.
+ * exported over OTLP/HTTP in batches, and/or written to the log one line a span as each ends. Every part
+ * is built here from the configuration and handed to the SDK (sdk-options.ts): the SDK reads no OTEL_*
+ * variable of its own.
  */
-export function startNodeTracing(config: Config, logger: Logger): Tracing {
+export function startNodeTracing(
+  config: Config,
+  logger: Logger,
+  exporters: readonly TraceExporter[],
+): Tracing {
   const counts = { exported: 0, queueFull: 0, exportFailed: 0 };
-  const selfObsMeterProvider = processedSpansMeter((spans, attributes) => {
-    const errorType = attributes?.['error.type'];
-    if (errorType === undefined) counts.exported += spans;
-    else if (errorType === 'queue_full') counts.queueFull += spans;
-    else counts.exportFailed += spans;
-  });
   const diagLogger = diagToLog(logger);
   const logLevel = DIAG_LEVELS[config.otelLogLevel];
   diag.setLogger(diagLogger, { logLevel, suppressOverrideMessage: true });
   // The SDK's default handler writes a failed export's error whole, stack included, as JSON.
   setGlobalErrorHandler((error) => diagLogger.error(oneLine(error)));
-  const protocol = config.otlpTracesProtocol ?? config.otlpProtocol;
-  const options = exporterOptions(config);
-  const exporter = withExportDeadline(
-    protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options),
-    exportTimeoutMs(config),
-  );
-  const processor = new BatchSpanProcessor({ exporter, selfObsMeterProvider, ...batchOptions(config) });
+  const spanProcessors: SpanProcessor[] = [];
+  const sampling = {
+    sampler: config.tracesSampler,
+    ...(config.tracesSampler.endsWith('traceidratio') && { samplerRatio: config.tracesSamplerArg }),
+    propagators: config.otelPropagators,
+  };
+  if (exporters.includes('otlp')) {
+    const selfObsMeterProvider = processedSpansMeter((spans, attributes) => {
+      const errorType = attributes?.['error.type'];
+      if (errorType === undefined) counts.exported += spans;
+      else if (errorType === 'queue_full') counts.queueFull += spans;
+      else counts.exportFailed += spans;
+    });
+    const protocol = config.otlpTracesProtocol ?? config.otlpProtocol;
+    const options = exporterOptions(config);
+    const exporter = withExportDeadline(
+      protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options),
+      exportTimeoutMs(config),
+    );
+    spanProcessors.push(new BatchSpanProcessor({ exporter, selfObsMeterProvider, ...batchOptions(config) }));
+    logger.info(
+      {
+        endpoint: redactedUrl(new URL(tracesUrl(config))),
+        protocol,
+        // Their names alone: the values are API keys.
+        headers: Object.keys(exportHeaders(config)),
+        compression: config.otlpTracesCompression ?? config.otlpCompression,
+        ...sampling,
+      },
+      'traces: exporting over OTLP/HTTP',
+    );
+  }
+  if (exporters.includes('console')) {
+    // As the SDK pairs its console exporter: each span written as it ends, not in batches.
+    spanProcessors.push(new SimpleSpanProcessor({ exporter: logSpanExporter(logger) }));
+    logger.info(sampling, 'traces: each span a line of this log ("msg":"span") as it ends');
+  }
   // NodeSDK's constructor puts a console logger of its own in place when OTEL_LOG_LEVEL is set (warning
   // the one before with a stack): ours is taken off first, and put back after, quietly.
   diag.disable();
@@ -96,31 +128,20 @@ export function startNodeTracing(config: Config, logger: Logger): Tracing {
     sampler: samplerOf(config),
     spanLimits: spanLimitsOf(config),
     textMapPropagator: propagatorOf(config),
-    spanProcessors: [processor],
+    spanProcessors,
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [],
   });
   diag.setLogger(diagLogger, { logLevel, suppressOverrideMessage: true });
   sdk.start();
-  logger.info(
-    {
-      endpoint: redactedUrl(new URL(tracesUrl(config))),
-      protocol,
-      // Their names alone: the values are API keys.
-      headers: Object.keys(exportHeaders(config)),
-      compression: config.otlpTracesCompression ?? config.otlpCompression,
-      sampler: config.tracesSampler,
-      ...(config.tracesSampler.endsWith('traceidratio') && { samplerRatio: config.tracesSamplerArg }),
-      propagators: config.otelPropagators,
-    },
-    'traces: exporting over OTLP/HTTP',
-  );
   return {
-    figures: {
-      exported: () => counts.exported,
-      dropped: () => ({ queueFull: counts.queueFull, exportFailed: counts.exportFailed }),
-    },
+    figures: exporters.includes('otlp')
+      ? {
+          exported: () => counts.exported,
+          dropped: () => ({ queueFull: counts.queueFull, exportFailed: counts.exportFailed }),
+        }
+      : undefined,
     async shutdown(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<false>((resolve) => {

@@ -32,11 +32,13 @@ type ExporterOptions = NonNullable<ConstructorParameters<typeof OTLPTraceExporte
 // The batch a processor exports at most when the variable is unset: the SDK's default.
 const DEFAULT_BATCH_SIZE = 512;
 
+// The specification's endpoint when OTEL_TRACES_EXPORTER names otlp and no endpoint is set.
+const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+
 /** Where spans go: the traces endpoint as given, or the general one with `v1/traces` added to its path. */
 export function tracesUrl(config: Config): string {
   if (config.otlpTracesEndpoint !== undefined) return new URL(config.otlpTracesEndpoint).href;
-  // tracingWanted() holds: one of the two is set.
-  const url = new URL(config.otlpEndpoint as string);
+  const url = new URL(config.otlpEndpoint ?? DEFAULT_OTLP_ENDPOINT);
   url.pathname = `${url.pathname.replace(/\/$/, '')}/v1/traces`;
   return url.href;
 }

@@ -34,6 +34,8 @@ export interface RunOptions {
   readonly stdout?: StdoutState;
   /** A command the run is started through, with its arguments (e.g. `prlimit --nofile=256:256`). */
   readonly through?: readonly string[];
+  /** Its working directory (where a .env is looked for); the test's own by default. */
+  readonly cwd?: string;
 }
 
 /** Runs the service's entry point as `node <source condition> src/main.ts` with exactly this environment. */
@@ -48,8 +50,12 @@ export function runMain(env: NodeJS.ProcessEnv, options: RunOptions = {}): Run {
   const state = options.stdout ?? 'read';
   const child =
     state === 'closed'
-      ? spawn('/bin/sh', ['-c', 'exec "$@" >&-', 'sh', ...node], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-      : spawn(node[0] as string, node.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      ? spawn('/bin/sh', ['-c', 'exec "$@" >&-', 'sh', ...node], {
+          env,
+          cwd: options.cwd,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        })
+      : spawn(node[0] as string, node.slice(1), { env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   if (state === 'read') {
