@@ -1,23 +1,29 @@
-// What `pnpm start` runs, built as it builds it (its prestart): on the workspace's Node it serves; on a
-// Node older than the service's packages allow (the machine's Node 20), it refuses in one line, before
-// loading anything that would fail with a stack.
+// What `pnpm start` runs, compiled as its build compiles it: on the workspace's Node it serves; on a Node
+// older than the service's packages allow (the machine's Node 20), it refuses in one line, before loading
+// anything that would fail with a stack. Compiled into a folder of this test's own, never the shared dist/,
+// which other tests pack while this one runs.
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { findNode, warnDidNotRun } from '@plant-store/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_FLOOR, unsupportedNode } from '../src/supported-node.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
+const api = join(root, 'apps', 'api');
 const manifest = (dir: string) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
 
-// The root start script: `NAME=value node [flags] <entry>`.
+// The root start script: `NAME=value node [flags] apps/api/dist/<entry>`.
 const startWords: string[] = manifest('.').scripts.start.split(/\s+/);
 const startEnv = Object.fromEntries(
   startWords.filter((word) => /^[A-Z_]+=/.test(word)).map((word) => word.split('=', 2) as [string, string]),
 );
 const [, ...startArgs] = startWords.filter((word) => !/^[A-Z_]+=/.test(word));
+const startFlags = startArgs.slice(0, -1);
 const entry = startArgs.at(-1) ?? '';
+// The same file, compiled here: the build's tsconfig, the workspace's packages read from their sources.
+const BUILT = join(api, 'node_modules', '.cache', 'start-entry-test');
+const builtEntry = join(BUILT, relative('apps/api/dist', entry));
 
 const NODE_20 = findNode(20);
 // CI has Debian's Node 20 beside the workspace's Node 24, so there a missing one fails the run.
@@ -27,10 +33,14 @@ if (NODE_20 === undefined) {
 }
 
 beforeAll(() => {
-  // `pnpm start`'s prestart, as it is written.
-  const built = spawnSync('pnpm', ['run', 'prestart'], { cwd: root, encoding: 'utf8' });
+  rmSync(BUILT, { recursive: true, force: true });
+  const built = spawnSync(
+    join(api, 'node_modules', '.bin', 'tsc'),
+    ['-p', 'tsconfig.build.json', '--outDir', BUILT, '--customConditions', '@plant-store/source'],
+    { cwd: api, encoding: 'utf8' },
+  );
   expect(built.status, `${built.stdout}${built.stderr}`).toBe(0);
-}, 300_000);
+}, 120_000);
 
 describe("the start command's entry", () => {
   const runs: ReturnType<typeof spawn>[] = [];
@@ -41,7 +51,7 @@ describe("the start command's entry", () => {
   it.skipIf(NODE_20 === undefined)(
     "when pnpm start's entry is run on Node 20, then it refuses in one line naming the Node it needs, and exits 1",
     () => {
-      const run = spawnSync(NODE_20 as string, startArgs, {
+      const run = spawnSync(NODE_20 as string, [...startFlags, builtEntry], {
         cwd: root,
         env: { ...startEnv, PATH: process.env.PATH, DATABASE_URL: 'memory:', PORT: '0' },
         encoding: 'utf8',
@@ -60,7 +70,8 @@ describe("the start command's entry", () => {
   );
 
   it('when it is run as pnpm start runs it, on the workspace Node, then it serves and stops on SIGTERM', async () => {
-    const run = spawn(process.execPath, startArgs, {
+    expect(entry).toBe('apps/api/dist/entry.js');
+    const run = spawn(process.execPath, ['--conditions=@plant-store/source', ...startFlags, builtEntry], {
       cwd: root,
       env: {
         ...startEnv,
@@ -69,7 +80,7 @@ describe("the start command's entry", () => {
         PORT: '0',
         API_TOKENS: 'entry-token',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
     runs.push(run);
     let stdout = '';
@@ -83,7 +94,6 @@ describe("the start command's entry", () => {
       });
       run.on('exit', (code) => reject(new Error(`the service exited (${code}) before listening`)));
     });
-    expect(entry).toBe('apps/api/dist/entry.js');
     const answer = await fetch(`${url}/plants`, { headers: { Authorization: 'Bearer entry-token' } });
     expect(answer.status).toBe(200);
     const exited = new Promise((resolve) => run.on('exit', resolve));
