@@ -143,7 +143,9 @@ async function main(): Promise<void> {
     options = devOptions(process.env);
     running = await startIssuer(options);
   } catch (error) {
-    process.stderr.write(`dev:issuer cannot start: ${(error as Error).message}\n`);
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const reason = inUse ? 'its port is in use: set DEV_ISSUER_PORT to a free one' : (error as Error).message;
+    process.stderr.write(`dev:issuer cannot start: ${reason}\n`);
     process.exit(1);
   }
   const [writer, reader] = options.clients as [IssuerClient, IssuerClient];
