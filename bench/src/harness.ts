@@ -167,7 +167,7 @@ export function serverEnv(context: Context, extra: NodeJS.ProcessEnv = {}): Node
 
 /**
  * The service as `pnpm start` runs it: the root package.json's start script,
- * `[NAME=value ...] node <flags> <main.js>`, its variables and flags included, with `env` added.
+ * `[NAME=value ...] node <flags> <entry.js>`, its variables and flags included, with `env` added.
  */
 export function startService(
   context: Context,
@@ -183,8 +183,8 @@ export function startService(
     own[variable as string] = value.join('=');
   }
   const [command, ...args] = words;
-  if (command !== 'node' || !/main\.js$/.test(args.at(-1) ?? ''))
-    throw new Error(`the root start script is not "[NAME=value ...] node [flags] <main.js>"`);
+  if (command !== 'node' || !/\.js$/.test(args.at(-1) ?? ''))
+    throw new Error(`the root start script is not "[NAME=value ...] node [flags] <entry.js>"`);
   const main = join(context.root, args.pop() as string);
   return startNode(name, () => [...args, main], serverEnv(context, { ...own, ...env }), {
     ...more,

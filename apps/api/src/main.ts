@@ -1,6 +1,5 @@
 // The service's entry point: `node apps/api/src/main.ts`. Configuration comes from the environment,
 // and from a .env in the working directory outside production (config/env-file.ts).
-import './node-version.ts';
 import { randomBytes } from 'node:crypto';
 import { StorageUnavailableError } from '@plant-store/domain';
 import { pino } from 'pino';

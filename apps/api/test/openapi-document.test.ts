@@ -81,6 +81,28 @@ describe('GET /openapi.json', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it("when its description is read (the top of /docs), then it begins with the operations, the checks' order and ETags, and the HTTP rules come after, under HTTP details", () => {
+    const description: string = document.info.description;
+    const [operations = '', details = ''] = description.split('\n## HTTP details\n');
+    expect(details, 'a section "## HTTP details" after the rest').not.toBe('');
+    for (const operation of [
+      'POST /plants',
+      'GET /plants/{id}',
+      'GET /plants',
+      'PATCH /plants/{id}',
+      'DELETE /plants/{id}',
+    ])
+      expect(operations).toContain(operation);
+    expect(operations).toMatch(/The checks run in this\s+order: credential \(401\)/);
+    expect(operations).toContain('ETag');
+    for (const rule of ['RFC 9112', 'Expect', 'pipelined', 'CORS_ORIGINS', '431', '505'])
+      expect({ rule, inOperations: operations.includes(rule), inDetails: details.includes(rule) }).toEqual({
+        rule,
+        inOperations: false,
+        inDetails: true,
+      });
+  });
+
   it('when POST /plants is read, then it lists every status the service answers, each failure with the Error schema', () => {
     const operation = document.paths['/plants'].post;
     // The bearer token, with the scope a JWT access token needs to create.

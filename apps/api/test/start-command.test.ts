@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 
-/** A start script, `[NAME=value ...] node [flags] <main.js>`, as its environment and its command. */
+/** A start script, `[NAME=value ...] node [flags] <entry.js>`, as its environment and its command. */
 function startScript(manifest: string): { env: Record<string, string>; command: string[] } {
   const { scripts } = JSON.parse(readFileSync(join(root, manifest), 'utf8')) as {
     scripts: { start: string };

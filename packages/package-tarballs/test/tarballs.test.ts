@@ -15,12 +15,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { warnDidNotRun } from '@plant-store/test-support';
+import { findNode, warnDidNotRun } from '@plant-store/test-support';
 import semver from 'semver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumerProject, userEnvironment } from '../src/consumer-project.ts';
 import { engineProblems } from '../src/engine-checks.ts';
-import { findNode } from '../src/find-node.ts';
 import { PACKERS, type PackedPackage, type Packer, pack } from '../src/pack.ts';
 import { type CommandResult, describeRun, runCommand } from '../src/run-command.ts';
 import { fileProblems, importProblems, manifestProblems } from '../src/tarball-checks.ts';

@@ -1,5 +1,6 @@
 export { warnDidNotRun } from './did-not-run.ts';
 export { eventually } from './eventually.ts';
+export { findNode } from './find-node.ts';
 export { freePort } from './free-port.ts';
 export { type InMemoryTracing, startInMemoryTracing } from './in-memory-tracing.ts';
 export {

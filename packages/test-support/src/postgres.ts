@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { warnDidNotRun } from './did-not-run.ts';
+import { isQuickRun } from './quick-run.ts';
 import { TEST_RUN } from './test-run.ts';
 
 export interface TestPostgres {
@@ -127,10 +128,19 @@ async function startContainer(): Promise<TestPostgres | undefined> {
 
 /**
  * A PostgreSQL server for tests, or undefined when none can be had (tests then skip their
- * server leg, after a loud warning on stderr). Order: TEST_DATABASE_URL, then a container.
+ * server leg, after a loud warning on stderr). Order: TEST_DATABASE_URL, then a container (never in
+ * `pnpm test:quick`).
  */
 export async function provideTestPostgres(): Promise<TestPostgres | undefined> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) return createTestSchema(url, 'TEST_DATABASE_URL');
+  if (isQuickRun()) {
+    warnDidNotRun(
+      'PostgreSQL server tests',
+      'TEST_DATABASE_URL is not set, and pnpm test:quick starts no container',
+      'set TEST_DATABASE_URL, e.g. TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test pnpm test:quick, or run pnpm test',
+    );
+    return undefined;
+  }
   return startContainer();
 }

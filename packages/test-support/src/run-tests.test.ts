@@ -36,12 +36,18 @@ function writeReport(root: string, dir: string, passed: number, failed: number):
   writeFileSync(join(root, dir, 'reports', 'vitest.json'), JSON.stringify(report));
 }
 
-function run(root: string, args: readonly string[], turbo: (args: readonly string[]) => number | null) {
+function run(
+  root: string,
+  args: readonly string[],
+  turbo: (args: readonly string[]) => number | null,
+  quick = false,
+) {
   const lines: string[] = [];
   const turboArgs: (readonly string[])[] = [];
   const code = runWorkspaceTests({
     root,
     args,
+    quick,
     runTurbo: (given) => {
       turboArgs.push(given);
       return turbo(given);
@@ -106,6 +112,21 @@ describe('runWorkspaceTests', () => {
     const { code, lines } = run(root, [], () => 0);
     expect(code).toBe(1);
     expect(lines.at(-1)).toBe('0 passed, 1 failed');
+  });
+
+  it('when it is the run of pnpm test:quick, then the lines before the closing one say that Docker and Chromium tests did not run', () => {
+    const root = workspace('packages/a');
+    const report = () => {
+      writeReport(root, 'packages/a', 3, 0);
+      return 0;
+    };
+    const quick = run(root, [], report, true);
+    expect(quick.code).toBe(0);
+    expect(quick.lines.at(-1)).toBe('3 passed, 0 failed');
+    expect(quick.lines.slice(-3, -2)[0]).toMatch(
+      /^pnpm test:quick: the tests that need Docker or Chromium did not run/,
+    );
+    expect(run(root, [], report).lines.join('\n')).not.toContain('test:quick');
   });
 
   it('when a totals file holds earlier counts, then they are added in and the sum is kept', () => {

@@ -14,6 +14,8 @@ export interface RunTestsOptions {
   readonly runTurbo: (args: readonly string[]) => number | null;
   /** Where the counts of earlier runs are kept and this run's are added (CI's TEST_TOTALS_FILE). */
   readonly totalsFile?: string | undefined;
+  /** `pnpm test:quick`'s run: the tests that need Docker or Chromium were left out, which the end says. */
+  readonly quick?: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -27,7 +29,7 @@ interface Totals {
  * Runs every package's tests and prints the counts; the exit code: non-zero when any test failed,
  * a package's run failed, or a package wrote no report.
  */
-export function runWorkspaceTests({ root, args, runTurbo, totalsFile, log }: RunTestsOptions): number {
+export function runWorkspaceTests({ root, args, runTurbo, totalsFile, quick, log }: RunTestsOptions): number {
   // The workspace's packages (pnpm-workspace.yaml): those under packages/ and apps/, and bench/.
   const workspacePackages = [
     ...['packages', 'apps'].flatMap((group) =>
@@ -82,6 +84,13 @@ export function runWorkspaceTests({ root, args, runTurbo, totalsFile, log }: Run
     totals.skipped += earlier.skipped;
     writeFileSync(totalsFile, JSON.stringify(totals));
     log(`with the earlier runs in ${totalsFile}:`);
+  }
+  // Beside the closing line, which a log kept only in part still shows: a quick pass is not a full one.
+  if (quick) {
+    log(
+      'pnpm test:quick: the tests that need Docker or Chromium did not run (each "DID NOT RUN" block above names ' +
+        'them); `pnpm test` runs everything',
+    );
   }
   log(
     `${totals.skipped} skipped${totals.skipped > 0 ? ' (not counted as passed: each is named above, and its "DID NOT RUN" block in the output says why)' : ''}`,

@@ -17,7 +17,12 @@ export type OpenApiDocument = Record<string, unknown> & {
   readonly components: Record<string, Record<string, unknown>>;
 };
 
-const DESCRIPTION = `Creates plants in a store (\`POST /plants\`), reads, lists, changes and deletes them, with a bearer token.
+// Operations first: Swagger UI shows the description above them. The HTTP rules that hold for any
+// request come last, under a heading of their own.
+const DESCRIPTION = `Keeps plants: creates one (\`POST /plants\`), reads it (\`GET /plants/{id}\`), lists them a page at a time, by
+ascending id and optionally by tag (\`GET /plants\`), replaces or changes it (\`PUT\`, \`PATCH /plants/{id}\`) and
+deletes it (\`DELETE /plants/{id}\`), with a bearer token: a static token may do everything; a JWT access token
+needs \`${DEFAULT_SCOPES.read}\` to read and list, \`${DEFAULT_SCOPES.write}\` to create, change and delete.
 
 Every failure answers \`application/json\` \`{"error": <HTTP status>, "message": "..."}\`. The checks run in this
 order: credential (401), scope (403), parameters (400), media type (415), size (413), JSON and fields (400), then
@@ -26,6 +31,8 @@ the plant: precondition (412), absent (404), duplicate id (409).
 Every answer that carries one plant has its strong \`ETag\`, derived from its content alone: send it back in
 \`If-Match\` to change or delete the plant only as you read it (412 otherwise), or in \`If-None-Match\` to read it
 only when it changed (304 otherwise).
+
+## HTTP details
 
 Beyond the operations below: an unknown path answers 404, a known path with another method 405 (with
 \`Allow\`), both with the Error body and without a token. A request that the HTTP parser refuses answers 400,

@@ -1,59 +1,34 @@
 // Against a real, certified OpenID provider (oidc-provider) on loopback: a client takes access tokens
 // from its token endpoint (client credentials, RFC 9068 JWTs for the plants resource), as a service
 // would, and uses them; discovery and the JWKS are the provider's own.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { openMemoryPlantStorage } from '@plant-store/storage-memory';
-import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningIssuer, startIssuer } from '../../scripts/dev-issuer.ts';
 import { expectErrorResponse } from '../support/expect-error.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 // Another loopback address than the service's (see jwks-server.ts).
 const HOST = '127.0.0.2';
 const RESOURCE = 'https://plants.example.test/';
-const CLIENTS = [
-  { client_id: 'writer', client_secret: 'writer-secret', scope: 'plants:read plants:write' },
-  { client_id: 'reader', client_secret: 'reader-secret', scope: 'plants:read' },
-];
 
-let httpServer: Server;
+let provider: RunningIssuer;
 let issuer: string;
 let server: TestServer;
 
 beforeAll(async () => {
-  httpServer = createServer();
-  await new Promise<void>((resolve) => httpServer.listen(0, HOST, resolve));
-  issuer = `http://${HOST}:${(httpServer.address() as AddressInfo).port}`;
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const provider = new Provider(issuer, {
-    clients: CLIENTS.map((client) => ({
-      ...client,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_post',
-      id_token_signed_response_alg: 'ES256',
-    })),
-    scopes: ['openid', 'plants:read', 'plants:write'],
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'provider-es256', alg: 'ES256', use: 'sig' }] },
-    features: {
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        defaultResource: () => RESOURCE,
-        getResourceServerInfo: () => ({
-          scope: 'plants:read plants:write',
-          audience: RESOURCE,
-          accessTokenFormat: 'jwt',
-          accessTokenTTL: 300,
-          jwt: { sign: { alg: 'ES256' } },
-        }),
-      },
-    },
+  // The provider `pnpm dev:issuer` runs, here with the resource's URL as the tokens' audience.
+  provider = await startIssuer({
+    host: HOST,
+    port: 0,
+    resource: RESOURCE,
+    audience: RESOURCE,
+    clients: [
+      { client_id: 'writer', client_secret: 'writer-secret', scope: 'plants:read plants:write' },
+      { client_id: 'reader', client_secret: 'reader-secret', scope: 'plants:read' },
+    ],
+    accessTokenTtlSeconds: 300,
   });
-  httpServer.on('request', provider.callback());
+  issuer = provider.issuer;
   server = await startTestServer(openMemoryPlantStorage(), {
     JWT_ISSUER: issuer,
     JWT_AUDIENCE: RESOURCE,
@@ -66,28 +41,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  httpServer?.closeAllConnections();
-  await new Promise((resolve) => httpServer?.close(resolve));
+  await provider?.close();
 });
 
 /** An access token from the provider's token endpoint, as a client takes one (client credentials). */
-async function accessToken(clientId: string, scope: string): Promise<string> {
-  const client = CLIENTS.find((candidate) => candidate.client_id === clientId);
-  const response = await fetch(`${issuer}/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: client?.client_secret ?? '',
-      scope,
-      resource: RESOURCE,
-    }),
-  });
-  const body = (await response.json()) as { access_token?: string; error?: string };
-  if (body.access_token === undefined) throw new Error(`the provider gave no token: ${JSON.stringify(body)}`);
-  return body.access_token;
-}
+const accessToken = (clientId: string, scope: string) => provider.accessToken(clientId, scope);
 
 describe('access tokens of a real OpenID provider (oidc-provider, RFC 9068 profile on)', () => {
   it('when the service is started with JWT_ISSUER, then it found the keys through discovery and is ready', async () => {
