@@ -88,10 +88,15 @@ const SEED_CHUNK = 2_500_000;
 const seedMark = (rows: number) =>
   `plant-store bench growth seed v2: ${rows} plants, negative random ids, names of 27 characters, one tag in four NULL`;
 
+/** A tag that the same number of plants carry in every growth table, however large: pages by a rare tag. */
+export const RARE_TAG = 'fern';
+export const RARE_PLANTS = 1_000;
+
 /**
  * Makes the service's table (`url`'s search_path, migrated by the service) hold exactly `rows` seeded
  * plants: random negative int64 ids (spread over the whole index, never the load's positive ones),
- * names of one length, one tag in four NULL. A table marked complete that still holds them is kept,
+ * names of one length, one tag in four NULL, and RARE_PLANTS of the tagged ones (the first names,
+ * so at random over the ids) tagged RARE_TAG. A table marked complete that still holds them is kept,
  * only the rows an earlier run's load added deleted; anything else is emptied and seeded anew. Then
  * VACUUM ANALYZE (as autovacuum would have left it: the visibility map index-only scans need) and a
  * CHECKPOINT. Answers a note on what was done.
@@ -123,6 +128,17 @@ export async function prepareGrowthTable(url: string, rows: number): Promise<str
       await client.query(`COMMENT ON TABLE plants IS '${mark}'`);
       note = `seeded in this run in ${((performance.now() - started) / 1000).toFixed(0)} s, kept for the next`;
     }
+    // On top of the seed, so that tables seeded before the rare tag came are kept.
+    const rare = await client.query('SELECT count(*)::int AS count FROM plants WHERE tag = $1', [RARE_TAG]);
+    if (rare.rows[0]?.count !== RARE_PLANTS) {
+      await client.query(`UPDATE plants SET tag = 'aroid' WHERE tag = $1`, [RARE_TAG]);
+      await client.query(
+        `UPDATE plants SET tag = $1 WHERE id IN
+           (SELECT id FROM plants WHERE id < 0 AND tag IS NOT NULL ORDER BY name LIMIT $2)`,
+        [RARE_TAG, RARE_PLANTS],
+      );
+      note += `, ${RARE_PLANTS} plants tagged ${RARE_TAG}`;
+    }
     await client.query('VACUUM ANALYZE plants');
     await client.query('CHECKPOINT');
     const count = (await client.query('SELECT count(*)::int AS count FROM plants')).rows[0]?.count;
@@ -133,8 +149,9 @@ export async function prepareGrowthTable(url: string, rows: number): Promise<str
 
 /**
  * About `count` of the table's ids (all of them when it holds no more), drawn row by row at random over
- * the whole table (BERNOULLI: SYSTEM takes whole pages, whose ids would all be in the same buffers), and
- * those of them with a full page of `page` plants after them.
+ * the whole table (BERNOULLI: SYSTEM takes whole pages, whose ids would all be in the same buffers),
+ * those of them with a full page of `page` plants after them, and the ids of the plants tagged RARE_TAG
+ * with a full page of them after.
  */
 export async function sampleIds(url: string, rows: number, count: number, page: number) {
   return withClient(url, async (client) => {
@@ -144,9 +161,16 @@ export async function sampleIds(url: string, rows: number, count: number, page: 
         : `SELECT id FROM plants TABLESAMPLE BERNOULLI (${(100 * count) / rows}) ORDER BY id`,
     );
     const edge = await client.query('SELECT id FROM plants ORDER BY id DESC OFFSET $1 LIMIT 1', [page]);
+    const rare = await client.query<{ id: string }>('SELECT id FROM plants WHERE tag = $1 ORDER BY id', [
+      RARE_TAG,
+    ]);
     const ids = sampled.rows.map((row) => row.id);
     const last = BigInt(edge.rows[0]?.id ?? '-9223372036854775808');
-    return { ids, pageStarts: ids.filter((id) => BigInt(id) < last) };
+    return {
+      ids,
+      pageStarts: ids.filter((id) => BigInt(id) < last),
+      rareStarts: rare.rows.slice(0, -(page + 1)).map((row) => row.id),
+    };
   });
 }
 

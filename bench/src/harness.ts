@@ -256,20 +256,36 @@ function peakRss(pid: number): () => number | undefined {
   }
 }
 
-/** What a load sends: `POST /plants` with `body()`, or `GET path()`; answers of status `expect` (default 2xx) count as ok. */
+/**
+ * What a load sends: `method` (POST with a body, GET without, by default) to `path()` (`/plants` by
+ * default), with `body()` as JSON and `headers` beside the token; answers of status `expect` (default
+ * 2xx) count as ok.
+ */
 export interface Traffic {
   readonly token: string;
+  readonly method?: 'GET' | 'POST' | 'PUT';
   readonly body?: () => string;
   readonly path?: () => string;
+  readonly headers?: Readonly<Record<string, string>>;
   readonly expect?: number;
 }
+
+const methodOf = (traffic: Traffic) => traffic.method ?? (traffic.body ? 'POST' : 'GET');
+
+/** A request's headers: the token, the body's type when there is one, and the traffic's own. */
+const headersOf = (traffic: Traffic) => ({
+  authorization: `Bearer ${traffic.token}`,
+  ...(traffic.body ? { 'content-type': 'application/json' } : {}),
+  ...traffic.headers,
+});
 
 /** The one payload every create gets; only the id changes. */
 export const plantBody = (id: bigint | number) => `{"id":${id},"name":"Monstera deliciosa","tag":"aroid"}`;
 
 // Unique across the run, from a random point in [2^53, 2^62): ids a double cannot hold, and no collision with the last run.
 let nextId = 2n ** 53n + (BigInt(`0x${randomBytes(8).toString('hex')}`) % (2n ** 62n - 2n ** 54n));
-export const freshPlant = () => plantBody(++nextId);
+export const freshId = () => ++nextId;
+export const freshPlant = () => plantBody(freshId());
 
 export type Load = Omit<
   Figures,
@@ -287,9 +303,10 @@ export async function load(
   const { body, path } = traffic;
   let ok = 0;
   let other = 0;
-  const request: autocannon.Request = body
-    ? { method: 'POST', path: '/plants', setupRequest: (sent) => ({ ...sent, body: body() }) }
-    : { method: 'GET', setupRequest: (sent) => ({ ...sent, path: path?.() ?? '/' }) };
+  const request: autocannon.Request = {
+    method: methodOf(traffic),
+    setupRequest: (sent) => ({ ...sent, path: path?.() ?? '/plants', ...(body ? { body: body() } : {}) }),
+  };
   const cpu = process.cpuUsage();
   const started = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -299,10 +316,7 @@ export async function load(
         connections,
         duration: seconds,
         timeout: 10,
-        headers: {
-          authorization: `Bearer ${traffic.token}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
+        headers: headersOf(traffic),
         requests: [request],
       },
       (error, result) => {
@@ -365,8 +379,8 @@ export async function measure(
 /** One request of `traffic` before any load, so that a server that refuses it fails loudly instead of measuring its errors. */
 export async function checkOnce(child: Child, traffic: Traffic): Promise<{ text: string; headers: Headers }> {
   const response = await fetch(`${child.url}${traffic.path?.() ?? '/plants'}`, {
-    method: traffic.body ? 'POST' : 'GET',
-    headers: { authorization: `Bearer ${traffic.token}`, 'content-type': 'application/json' },
+    method: methodOf(traffic),
+    headers: headersOf(traffic),
     ...(traffic.body ? { body: traffic.body() } : {}),
     signal: AbortSignal.timeout(30_000),
   });

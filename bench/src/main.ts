@@ -15,6 +15,7 @@ import { growthPart } from './parts/growth.ts';
 import { hostilePart } from './parts/hostile.ts';
 import { removeContainers } from './parts/image.ts';
 import { memoryPart } from './parts/memory.ts';
+import { operationsPart } from './parts/operations.ts';
 import { pgbenchVersion, postgresPart } from './parts/postgres.ts';
 import { tracingPart } from './parts/tracing.ts';
 import { webhookPart } from './parts/webhook.ts';
@@ -22,6 +23,7 @@ import { CHART_PATH, type Report, renderMarkdown, renderText, type TargetRun } f
 
 const PARTS: readonly Part[] = [
   memoryPart,
+  operationsPart,
   embeddedPart,
   postgresPart,
   growthPart,

@@ -264,6 +264,32 @@ describe('evaluateGoals', () => {
     expect(statusOf(runs, 'get-10m vs get-10k c64: req/s >= 0.9x')).toBe('NOT MEASURED');
   });
 
+  it('the operations of issue 32: PUT within 1.3x a create and a 304 within a 200 by CPU per request at c16, whatever req/s says', () => {
+    const runs = group(16, {
+      create: [undefined, cpu(100, 100, 100, 100)],
+      put: ['create', [125, 128, 110].map((us) => ({ cpuUsPerRequest: us, rps: 1 }))],
+      'get-200': [undefined, cpu(50, 50, 50, 50)],
+      'get-304': ['get-200', [48, 52, 49].map((us) => ({ cpuUsPerRequest: us, rps: 1e6 }))],
+    });
+    expect(statusOf(runs, 'put vs create c16: us/req <= 1.3x')).toBe('PASS');
+    expect(statusOf(runs, 'get-304 vs get-200 c16: us/req <= 1x')).toBe('UNDECIDED');
+    const dearer = group(16, { create: [undefined, cpu(100, 100, 100)], put: ['create', cpu(140, 135)] });
+    expect(statusOf(dearer, 'put vs create c16: us/req <= 1.3x')).toBe('FAIL');
+  });
+
+  it('a page by a rare tag on 10,000,000 plants against the same page on 10,000, on req/s at c64', () => {
+    const runs = group(64, {
+      'tag-10k': [undefined, rps(1000, 1000, 1000, 1000)],
+      'tag-10m': ['tag-10k', rps(950, 920, 910)],
+    });
+    expect(statusOf(runs, 'tag-10m vs tag-10k c64: req/s >= 0.9x')).toBe('PASS');
+    const slower = group(64, {
+      'tag-10k': [undefined, rps(1000, 1000, 1000)],
+      'tag-10m': ['tag-10k', rps(700, 880)],
+    });
+    expect(statusOf(slower, 'tag-10m vs tag-10k c64: req/s >= 0.9x')).toBe('FAIL');
+  });
+
   it('hostile bodies: each shape PASS within 3x the plain body in CPU per request, FAIL beyond it in every round', () => {
     const runs: TargetRun[] = [
       { key: 'plain', label: 'plain', baselines: [], segments: [], notes: [] },

@@ -202,9 +202,12 @@ export const TARGETS: readonly Target[] = [
   target('image', undefined, 64, 'peak RSS', '<=', 150),
   target('embedded', 'pglite', 1, 'req/s', '>=', 0.8),
   target('embedded', 'pglite', 16, 'CPU/req', '>=', 0.8),
+  target('put', 'create', 16, 'us/req', '<=', 1.3),
+  target('get-304', 'get-200', 16, 'us/req', '<=', 1),
   ...['create', 'get', 'list'].flatMap((kind) =>
     ['1m', '10m'].map((size) => target(`${kind}-${size}`, `${kind}-10k`, 64, 'req/s', '>=', 0.9)),
   ),
+  target('tag-10m', 'tag-10k', 64, 'req/s', '>=', 0.9),
   target('webhook-on', 'webhook-off', 64, 'req/s', '>=', 0.8),
   target('trace-10-memory', 'trace-off-memory', 16, 'CPU/req', '>=', 0.85),
   target('trace-10-postgres', 'trace-off-postgres', 16, 'CPU/req', '>=', 0.85),

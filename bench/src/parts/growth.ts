@@ -1,11 +1,12 @@
 // Growth: the service on tables of 1,000,000 and 10,000,000 plants against one of 10,000, for GET by
-// id, list pages and creates, at c64. What these ratios measure is mostly the database's cache, so its
+// id, list pages, pages by a rare tag (10,000,000 only) and creates, at c64. What these ratios measure is mostly the database's cache, so its
 // state is controlled and told: every table and index read into the OS's cache just before its rounds
 // (database.ts, warmGrowthTables), its size and its share of shared buffers printed with the figures.
 
 import {
   GROWTH_SCHEMAS,
   prepareGrowthTable,
+  RARE_TAG,
   resetBenchDatabase,
   sampleIds,
   warmGrowthTables,
@@ -31,8 +32,20 @@ const TABLES = [
   { size: '1m', rows: 1_000_000, schema: GROWTH_SCHEMAS[1] as string },
   { size: '10m', rows: 10_000_000, schema: GROWTH_SCHEMAS[2] as string },
 ];
-const KINDS = { get: 'GET /plants/{id}', list: 'GET /plants?limit=100', create: 'POST /plants' } as const;
+const KINDS = {
+  get: 'GET /plants/{id}',
+  list: 'GET /plants?limit=100',
+  tag: `GET /plants?tag=${RARE_TAG}&limit=100`,
+  create: 'POST /plants',
+} as const;
 type Kind = keyof typeof KINDS;
+/** The tables each kind runs on: pages by tag on the largest alone, against the smallest. */
+const SIZES: Record<Kind, readonly string[]> = {
+  get: ['10k', '1m', '10m'],
+  list: ['10k', '1m', '10m'],
+  tag: ['10k', '10m'],
+  create: ['10k', '1m', '10m'],
+};
 /** Ids a read picks from in a large table: about this many, drawn at random over all of it. */
 const SAMPLE = 100_000;
 const PAGE = 100;
@@ -42,6 +55,7 @@ interface Server {
   readonly note: string;
   readonly ids: string[];
   readonly pageStarts: string[];
+  readonly rareStarts: string[];
 }
 
 const pick = (ids: readonly string[]) => ids[Math.floor(Math.random() * ids.length)] as string;
@@ -50,14 +64,15 @@ const pick = (ids: readonly string[]) => ids[Math.floor(Math.random() * ids.leng
 async function checkReads(child: Child, traffic: { token: string; path: () => string }, kind: Kind) {
   for (let index = 0; index < 20; index += 1) {
     const { headers } = await checkOnce(child, traffic);
-    if (kind === 'list' && headers.get('link') === null)
+    if ((kind === 'list' || kind === 'tag') && headers.get('link') === null)
       throw new Error(`${child.name}: a list page answered no Link header, though more plants remain`);
   }
 }
 
 async function run(context: Context): Promise<TargetRun[]> {
   const url = postgresUrl(context);
-  const chosen = (kind: Kind, size: string) => selected(context, 'growth', `${kind}-${size}`);
+  const chosen = (kind: Kind, size: string) =>
+    SIZES[kind].includes(size) && selected(context, 'growth', `${kind}-${size}`);
   // A large table's rows bring the small table's, their baseline.
   const want = (kind: Kind, size: string) =>
     chosen(kind, size) || (size === '10k' && (chosen(kind, '1m') || chosen(kind, '10m')));
@@ -73,7 +88,7 @@ async function run(context: Context): Promise<TargetRun[]> {
       const tableUrl = withSearchPath(url, table.schema);
       const plants = table.rows.toLocaleString('en-US');
       const child = await startService(context, `service (${plants} plants)`, { DATABASE_URL: tableUrl });
-      servers.set(table.size, { child, note: '', ids: [], pageStarts: [] });
+      servers.set(table.size, { child, note: '', ids: [], pageStarts: [], rareStarts: [] });
       context.log(`  ${table.schema}: preparing ${plants} plants (seeding anew takes about 6 s a million)`);
       const note = `${plants} plants in schema ${table.schema}, ${await prepareGrowthTable(tableUrl, table.rows)}`;
       servers.set(table.size, { child, note, ...(await sampleIds(tableUrl, table.rows, SAMPLE, PAGE)) });
@@ -88,13 +103,16 @@ async function run(context: Context): Promise<TargetRun[]> {
       for (const line of state) context.log(`  ${line}`);
       const sides = tables.map((table, index) => {
         const server = servers.get(table.size) as Server;
-        const reads = {
-          token: context.token,
-          path:
-            kind === 'get'
-              ? () => `/plants/${pick(server.ids)}`
-              : () => `/plants?limit=${PAGE}&after=${pick(server.pageStarts)}`,
-        };
+        const reads = (path: () => string) => ({
+          traffic: { token: context.token, path },
+          check: (child: Child) => checkReads(child, { token: context.token, path }, kind),
+        });
+        const load = {
+          get: () => reads(() => `/plants/${pick(server.ids)}`),
+          list: () => reads(() => `/plants?limit=${PAGE}&after=${pick(server.pageStarts)}`),
+          tag: () => reads(() => `/plants?tag=${RARE_TAG}&limit=${PAGE}&after=${pick(server.rareStarts)}`),
+          create: () => ({ traffic: { token: context.token, body: freshPlant } }),
+        }[kind]();
         return serverSide(context, {
           key: `${kind}-${table.size}`,
           label: `service, PostgreSQL, ${KINDS[kind]}, ${table.rows.toLocaleString('en-US')} plants`,
@@ -105,9 +123,7 @@ async function run(context: Context): Promise<TargetRun[]> {
             run.notes.push(`${server.note}; ${state[index]}`);
             return server.child;
           },
-          ...(kind === 'create'
-            ? { traffic: { token: context.token, body: freshPlant } }
-            : { traffic: reads, check: (child: Child) => checkReads(child, reads, kind) }),
+          ...load,
         });
       });
       runs.push(...(await runGroup(context, sides)));
@@ -120,7 +136,7 @@ async function run(context: Context): Promise<TargetRun[]> {
 
 export const growthPart: Part = {
   name: 'growth',
-  keys: Object.keys(KINDS).flatMap((kind) => TABLES.map(({ size }) => `${kind}-${size}`)),
+  keys: (Object.keys(KINDS) as Kind[]).flatMap((kind) => SIZES[kind].map((size) => `${kind}-${size}`)),
   usesPostgres: true,
   run,
 };

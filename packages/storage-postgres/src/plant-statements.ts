@@ -1,3 +1,4 @@
+import { MAX_PAGE_LIMIT } from '@plant-store/domain';
 import {
   type Compilable,
   type CompiledQuery,
@@ -261,6 +262,15 @@ const RUNNING = sql`over (order by id rows between unbounded preceding and curre
 
 type PageValues = { after: Int8; upTo: number; maxBytes: Int8 };
 
+/**
+ * The most plants a page statement reads: the largest page and the plant after it. The server
+ * reckons a LIMIT given as a parameter at a tenth of the rows under it, so on a large table a generic
+ * plan of `LIMIT $n` alone seems dearer than a plan made for each call's values, and it plans every
+ * call anew (~0.2 ms on 10,000,000 plants, more than the page's execution; bench/PROFILE.md). Under a
+ * constant LIMIT of this many, that tenth is a page's worth whatever the table holds.
+ */
+export const PAGE_READ_CAP = MAX_PAGE_LIMIT + 1;
+
 // The tag tests of a page by tag, in the very expressions of migration 0005's indexes. Compared in the
 // "C" collation, as the covering index holds tags: byte for byte, and an index serves only a query of
 // its collation. A long plant's index holds its tag's SHA-256 (a tag may exceed an index key): of its
@@ -284,18 +294,26 @@ const hasTagDigest = (tag: RawBuilder<string>) =>
  * their running sum of bytes stays within `maxBytes` (the first always); the first plant it does not
  * keep comes without its name and tag, to say that more follow. octet_length reads a long value's
  * size from its TOAST pointer, so a plant past the budget is never read whole, nor sent. The limits
- * on the runs and the whole are all `upTo`: they let the server plan the statement once, not per call.
+ * on the runs and the whole are all `upTo`, not one per page size, and each run is `capped` by
+ * PAGE_READ_CAP first: the server plans the statement once, not per call, on any table (an `upTo`
+ * beyond the cap needs the statements without it).
  */
 function listPage(
   value: <T>(key: 'upTo' | 'maxBytes') => RawBuilder<T>,
   after: RawBuilder<bigint> | undefined,
-  tag?: RawBuilder<string>,
+  tag: RawBuilder<string> | undefined,
+  capped: boolean,
 ) {
   const run = (predicate: RawBuilder<boolean>, key: RawBuilder<boolean> | undefined) => {
     const all = builder.selectFrom('plants').select(['id', 'name', 'tag']);
     const keyed = key === undefined ? all : all.where(key);
-    return (after === undefined ? keyed : keyed.where('id', '>', after))
+    const ordered = (after === undefined ? keyed : keyed.where('id', '>', after))
       .where(predicate)
+      .orderBy('id');
+    if (!capped) return ordered.limit(value<number>('upTo'));
+    return builder
+      .selectFrom(ordered.limit(sql.lit(PAGE_READ_CAP)).as('run'))
+      .selectAll()
       .orderBy('id')
       .limit(value<number>('upTo'));
   };
@@ -353,22 +371,37 @@ function listPage(
     .limit(value<number>('upTo'));
 }
 
-export const LIST_FIRST = statement<Omit<PageValues, 'after'>>()('plant_store_list_first', (value) =>
-  listPage(value, undefined),
-);
-export const LIST_AFTER = statement<PageValues>()('plant_store_list_after', (value) =>
-  listPage(value, value('after')),
-);
-
 type TagPageValues = PageValues & { tag: string };
 
-export const LIST_TAG_FIRST = statement<Omit<TagPageValues, 'after'>>()(
-  'plant_store_list_tag_first',
-  (value) => listPage(value, undefined, value('tag')),
-);
-export const LIST_TAG_AFTER = statement<TagPageValues>()('plant_store_list_tag_after', (value) =>
-  listPage(value, value('after'), value('tag')),
-);
+/** The four page statements, for an `upTo` of PAGE_READ_CAP at most (`capped`) or of any size. */
+function pageStatements(capped: boolean) {
+  const named = (name: string) => (capped ? name : `${name}_uncapped`);
+  return {
+    first: statement<Omit<PageValues, 'after'>>()(named('plant_store_list_first'), (value) =>
+      listPage(value, undefined, undefined, capped),
+    ),
+    after: statement<PageValues>()(named('plant_store_list_after'), (value) =>
+      listPage(value, value('after'), undefined, capped),
+    ),
+    tagFirst: statement<Omit<TagPageValues, 'after'>>()(named('plant_store_list_tag_first'), (value) =>
+      listPage(value, undefined, value('tag'), capped),
+    ),
+    tagAfter: statement<TagPageValues>()(named('plant_store_list_tag_after'), (value) =>
+      listPage(value, value('after'), value('tag'), capped),
+    ),
+  };
+}
+
+/** The page statements of every page the API serves. */
+export const PAGES = pageStatements(true);
+export const {
+  first: LIST_FIRST,
+  after: LIST_AFTER,
+  tagFirst: LIST_TAG_FIRST,
+  tagAfter: LIST_TAG_AFTER,
+} = PAGES;
+/** The same for pages larger than the API's (the repository's `limit` has no bound of its own). */
+export const UNCAPPED_PAGES = pageStatements(false);
 
 /** Each statement's text and the name a connection may prepare it under. */
 export const PLANT_STATEMENT_NAMES: ReadonlyMap<string, string> = named;

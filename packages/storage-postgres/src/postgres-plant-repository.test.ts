@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
+import { MAX_PAGE_LIMIT, type PlantStorage, StorageUnavailableError } from '@plant-store/domain';
 import { describePlantRepositoryContract } from '@plant-store/storage-contract';
 import {
   createTestSchema,
@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from './migrate.ts';
 import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
 import type { PlantDatabase } from './plant-database.ts';
-import { LIST_AFTER, LIST_FIRST } from './plant-statements.ts';
+import { LIST_AFTER, LIST_FIRST, LIST_TAG_AFTER, LIST_TAG_FIRST } from './plant-statements.ts';
 
 const server = await provideTestPostgres();
 afterAll(async () => {
@@ -268,6 +268,72 @@ describe.skipIf(!server)(`PostgreSQL server (${server?.source ?? 'none'})`, () =
         }, fresh.connectionString);
         // PostgreSQL plans the first five calls for their values, then keeps a generic plan when it costs no more.
         expect(plans).toStrictEqual({ plant_store_list_first: 5, plant_store_list_after: 5 });
+      } finally {
+        await storage.close();
+        await fresh.cleanup();
+      }
+    });
+
+    // The server keeps a generic plan only while it costs no more than the plans made for each call's
+    // values; it reckons a LIMIT of a parameter at a tenth of the rows under it, a share that grows
+    // with the table (on 10,000,000 plants it planned every page anew, ~0.2 ms a call).
+    it('when the table grows, then the generic plan of every page statement still expects at most the largest page from each LIMIT, so the server keeps it', async () => {
+      const fresh = await createTestSchema(connectionString, 'estimates');
+      const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
+      try {
+        const estimates = await withClient(async (client) => {
+          await client.query(
+            "insert into plants (id, name, tag) select g, 'plant ' || g, 'tag ' || (g % 10) from generate_series(1, 100000) g",
+          );
+          await client.query('vacuum analyze plants');
+          await client.query('set plan_cache_mode = force_generic_plan');
+          const page = { after: '0', upTo: 101, maxBytes: '1048576', tag: 'tag 5' };
+          const found: Record<string, number> = {};
+          for (const statement of [LIST_FIRST, LIST_AFTER, LIST_TAG_FIRST, LIST_TAG_AFTER]) {
+            const query = statement.bind(page);
+            await client.query(`prepare page_plan as ${query.sql}`);
+            const parameters = query.parameters.map((value) => `'${value}'`).join(', ');
+            const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+              `explain (format json) execute page_plan (${parameters})`,
+            );
+            await client.query('deallocate page_plan');
+            const plan = JSON.stringify(rows[0]?.['QUERY PLAN']);
+            found[statement.name] = Math.max(
+              ...[...plan.matchAll(/"Node Type":"Limit"[^{}]*?"Plan Rows":(\d+)/g)].map((match) =>
+                Number(match[1]),
+              ),
+            );
+          }
+          return found;
+        }, fresh.connectionString);
+        for (const [name, rows] of Object.entries(estimates))
+          expect(rows, name).toBeLessThanOrEqual(MAX_PAGE_LIMIT + 1);
+        expect(Object.keys(estimates)).toHaveLength(4);
+      } finally {
+        await storage.close();
+        await fresh.cleanup();
+      }
+    });
+
+    it('when a page larger than the API serves is asked, then it holds that many plants all the same, by tag too', async () => {
+      const fresh = await createTestSchema(connectionString, 'large_page');
+      const storage = await openPostgresPlantStorage({ connectionString: fresh.connectionString });
+      try {
+        await withClient(
+          (client) =>
+            client.query(
+              "insert into plants (id, name, tag) select g, 'plant ' || g, 'aroid' from generate_series(1, 1500) g",
+            ),
+          fresh.connectionString,
+        );
+        const limit = MAX_PAGE_LIMIT + 200;
+        for (const tag of [undefined, 'aroid']) {
+          const page = await storage.plants.listAfter(0n, limit, undefined, tag);
+          expect(page.plants.map((plant) => plant.id)).toStrictEqual(
+            Array.from({ length: limit }, (_, index) => BigInt(index + 1)),
+          );
+          expect(page.more).toBe(true);
+        }
       } finally {
         await storage.close();
         await fresh.cleanup();

@@ -23,10 +23,9 @@ import {
   INSERT_PLANT_AND_EVENT,
   INSERT_PLANTS,
   INSERT_PLANTS_AND_EVENTS,
-  LIST_AFTER,
-  LIST_FIRST,
-  LIST_TAG_AFTER,
-  LIST_TAG_FIRST,
+  PAGE_READ_CAP,
+  PAGES,
+  UNCAPPED_PAGES,
   UPDATE_PLANT,
   UPDATE_PLANT_IF,
 } from './plant-statements.ts';
@@ -321,14 +320,15 @@ export function createPostgresPlantRepository(
     listAfter: (after, limit, maxBytes, tag) =>
       mapStorageErrors(async () => {
         const page = { upTo: limit + 1, maxBytes: maxBytes === undefined ? UNBOUNDED : String(maxBytes) };
+        const pages = page.upTo <= PAGE_READ_CAP ? PAGES : UNCAPPED_PAGES;
         const rows = await run(
           tag === undefined
             ? after === undefined
-              ? LIST_FIRST.bind(page)
-              : LIST_AFTER.bind({ ...page, after: after.toString() })
+              ? pages.first.bind(page)
+              : pages.after.bind({ ...page, after: after.toString() })
             : after === undefined
-              ? LIST_TAG_FIRST.bind({ ...page, tag })
-              : LIST_TAG_AFTER.bind({ ...page, tag, after: after.toString() }),
+              ? pages.tagFirst.bind({ ...page, tag })
+              : pages.tagAfter.bind({ ...page, tag, after: after.toString() }),
         );
         const plants = rows.flatMap((row) =>
           row.kept && row.name !== null ? [toNewPlant({ id: row.id, name: row.name, tag: row.tag })] : [],
