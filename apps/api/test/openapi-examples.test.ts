@@ -12,7 +12,8 @@ import { configuredCredentials } from '../src/auth/configured-credentials.ts';
 import { loadConfig } from '../src/config.ts';
 import { buildOpenApiDocument } from '../src/openapi/openapi-document.ts';
 import type { ErrorExample } from '../src/operations/error-examples.ts';
-import * as errorExamples from '../src/operations/error-examples.ts';
+import * as operationExamples from '../src/operations/error-examples.ts';
+import * as requestExamples from '../src/operations/request-error-examples.ts';
 import {
   AUDIENCE,
   type SigningKey,
@@ -22,6 +23,9 @@ import {
 } from './support/jwks-server.ts';
 import { parseRawResponse, rawExchange } from './support/raw-http.ts';
 import { startTestServer, type TestServer, TOKEN } from './support/test-server.ts';
+
+// Every example the service publishes: those of the operations and those any request may get.
+const errorExamples = { ...operationExamples, ...requestExamples };
 
 interface Answer {
   readonly status: number;

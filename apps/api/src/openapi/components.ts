@@ -10,6 +10,8 @@ import {
   ReadinessBodySchema,
 } from '../operations/answer-bodies.ts';
 import { failure, REQUEST_TIMEOUT, RETRY_AFTER, type SharedHeader } from '../operations/answers.ts';
+import type { Answer, Content } from '../operations/operation.ts';
+import { PlantMergePatchSchema, PlantReplacementSchema } from '../operations/plant-changes.ts';
 import {
   EXPECTATION_FAILED_EXAMPLES,
   HEADERS_TOO_LARGE_EXAMPLES,
@@ -19,9 +21,7 @@ import {
   NOT_IMPLEMENTED_EXAMPLES,
   SERVICE_UNAVAILABLE_EXAMPLES,
   VERSION_NOT_SUPPORTED_EXAMPLES,
-} from '../operations/error-examples.ts';
-import type { Answer, Content } from '../operations/operation.ts';
-import { PlantMergePatchSchema, PlantReplacementSchema } from '../operations/plant-changes.ts';
+} from '../operations/request-error-examples.ts';
 import { toComponentSchema, toReferencingSchema } from './published-schemas.ts';
 
 type JsonObject = Record<string, unknown>;

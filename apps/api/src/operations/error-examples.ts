@@ -11,7 +11,7 @@ export interface ErrorExample {
 
 export type ErrorExamples = Readonly<Record<string, ErrorExample>>;
 
-const example = (summary: string, error: number, message: string): ErrorExample => ({
+export const example = (summary: string, error: number, message: string): ErrorExample => ({
   summary,
   value: { error, message },
 });
@@ -57,7 +57,7 @@ export const BAD_REQUEST_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
-/** PUT /plants/{id}, 400: what a replacement adds to a create's refusals. */
+/** PUT of a plant, 400: what a replacement adds to a create's refusals. */
 export const REPLACE_BAD_REQUEST_EXAMPLES = {
   otherId: example(
     "An id member that is not the path's id",
@@ -71,7 +71,7 @@ export const REPLACE_BAD_REQUEST_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
-/** PATCH /plants/{id}, 400: a merge patch's members. */
+/** PATCH of a plant, 400: a merge patch's members. */
 export const PATCH_BAD_REQUEST_EXAMPLES = {
   tagNumber: example(
     'A tag that is neither a string nor null',
@@ -203,7 +203,7 @@ export const UNSUPPORTED_MEDIA_TYPE_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
-/** 415 of PATCH /plants/{id}, with Accept-Patch. */
+/** 415 of PATCH of a plant, with Accept-Patch. */
 export const UNSUPPORTED_PATCH_TYPE_EXAMPLES = {
   notMergePatch: example(
     'Content-Type: application/json, or anything but a merge patch',
@@ -234,77 +234,7 @@ export const NOT_READY_EXAMPLES = {
   ),
 } satisfies ErrorExamples;
 
-/** The answers any request may get, whatever its path (the document's components.responses). */
-export const NOT_FOUND_EXAMPLES = {
-  unknownPath: example('An unknown path', 404, 'there is nothing at GET /plant'),
-} satisfies ErrorExamples;
-
-export const METHOD_NOT_ALLOWED_EXAMPLES = {
-  otherMethod: example('PUT on /plants', 405, 'PUT is not allowed here; allowed: HEAD, GET, POST'),
-} satisfies ErrorExamples;
-
-export const MALFORMED_REQUEST_EXAMPLES = {
-  malformed: example('A request line or header the HTTP parser refuses', 400, 'bad request'),
-  noHost: example('HTTP/1.1 without a Host header', 400, 'the Host header is required'),
-  connect: example(
-    'CONNECT (a tunnel through a proxy)',
-    400,
-    'CONNECT is not supported: this service is not a proxy',
-  ),
-  hostTwice: example('Two Host headers', 400, 'the Host header must be sent once'),
-  hostInvalid: example(
-    'A Host that is not host[:port] (with a space, an @, or empty)',
-    400,
-    'the Host header must be a host name or address, with an optional port',
-  ),
-  transferCodingNotLast: example(
-    'Transfer-Encoding: gzip (chunked not last: where the body ends cannot be known)',
-    400,
-    'the body cannot be framed: Transfer-Encoding must end with chunked, once',
-  ),
-  fragment: example(
-    'A request target with a #fragment',
-    400,
-    'the request target must not have a fragment (#)',
-  ),
-} satisfies ErrorExamples;
-
-export const SERVICE_UNAVAILABLE_EXAMPLES = {
-  outOfDescriptors: example(
-    'The process is out of file descriptors (EMFILE): a file or a connection could not be opened',
-    503,
-    'the service is unavailable, try again later',
-  ),
-} satisfies ErrorExamples;
-
-export const NOT_IMPLEMENTED_EXAMPLES = {
-  transferCoding: example(
-    'Transfer-Encoding: gzip, chunked (a transfer coding other than chunked alone)',
-    501,
-    'the only Transfer-Encoding supported is chunked: bodies are never decoded',
-  ),
-} satisfies ErrorExamples;
-
-export const VERSION_NOT_SUPPORTED_EXAMPLES = {
-  otherVersion: example(
-    'HTTP/2.0, HTTP/1.2 or HTTP/0.9 in the request line',
-    505,
-    'the HTTP version is not supported: only HTTP/1.0 and HTTP/1.1 are',
-  ),
-} satisfies ErrorExamples;
-
-export const EXPECTATION_FAILED_EXAMPLES = {
-  otherExpectation: example(
-    'An Expect header other than 100-continue',
-    417,
-    'the only expectation supported is "Expect: 100-continue"',
-  ),
-} satisfies ErrorExamples;
-
+/** 408 of the operations that read a body: it took too long to arrive. */
 export const REQUEST_TIMEOUT_EXAMPLES = {
   tooSlow: example('Headers or body too slow to arrive', 408, 'request timeout'),
-} satisfies ErrorExamples;
-
-export const HEADERS_TOO_LARGE_EXAMPLES = {
-  tooLarge: example('Headers over 16 KiB', 431, 'request header fields too large'),
 } satisfies ErrorExamples;
