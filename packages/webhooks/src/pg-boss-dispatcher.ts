@@ -46,10 +46,15 @@ export const DEAD_QUEUE = 'plant-webhook-dead';
 const DELIVERIES_PER_BATCH = 50;
 const BATCH_BODY_BYTES = 256 * 1024;
 /**
- * Jobs fetched at once from each queue; their attempts run concurrently. Either way about 50
- * attempts a fetch, so that a batch's attempts end within the job's expiry however slow a receiver.
+ * How each queue's worker fetches: jobs at once (their attempts run concurrently), and batches under
+ * way at once. Either way at most 100 attempts at once from a queue: more would mostly wait for one
+ * of a receiver's sockets (attempt.ts, MAX_SOCKETS_PER_RECEIVER), their timeout running.
  */
-const JOBS_PER_FETCH = { [BATCH_QUEUE]: 2, [DELIVERY_QUEUE]: 50 } as const;
+const WORKERS = {
+  [BATCH_QUEUE]: { batchSize: 2, localConcurrency: 1 },
+  // Two batches under way: one slow receiver's retries do not hold up every other receiver's.
+  [DELIVERY_QUEUE]: { batchSize: 50, localConcurrency: 2 },
+} as const;
 /** How long an attempt cut short at stop waits to be made again, as pg-boss's first retry would. */
 const CUT_SHORT_DELAY_MS = 5_000;
 const TEN_YEARS_S = 10 * 365 * 24 * 3600;
@@ -232,13 +237,11 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
       ),
     ];
   };
-  const work = (queue: keyof typeof JOBS_PER_FETCH) =>
+  const work = (queue: keyof typeof WORKERS) =>
     boss.work<QueuedDeliveries>(
       queue,
       {
-        batchSize: JOBS_PER_FETCH[queue],
-        // Two batches in flight: one slow receiver's attempts do not hold up every other delivery.
-        localConcurrency: 2,
+        ...WORKERS[queue],
         pollingIntervalSeconds: 0.5,
         burstWhenBatchFull: true,
         // An abandoned job fails alone, which pg-boss retries; the rest of the batch completes.
