@@ -190,8 +190,11 @@ export async function startPgBossDispatcher(options: PgBossDispatcherOptions): P
   const stopping = new AbortController();
   const handle = async (jobs: Job<QueuedDeliveries>[]): Promise<JobResult[]> => {
     // A batch pg-boss runs again (its process died or stopped during it) goes on one delivery a job:
-    // from there each has the delivery queue's own retries, and is kept as dead on its own.
-    const split = jobs.filter((job) => job.retryCount > 0 && isBatch(job.data));
+    // from there each has the delivery queue's own retries, and is kept as dead on its own. So does one
+    // redelivered into the delivery queue, whose fetches of 50 jobs are sized for one delivery a job.
+    const split = jobs.filter(
+      (job) => isBatch(job.data) && (job.retryCount > 0 || job.name === DELIVERY_QUEUE),
+    );
     if (split.length > 0) {
       await boss.insert(
         DELIVERY_QUEUE,
