@@ -47,7 +47,8 @@ export async function startWebhookDelivery(
   const observer: WebhookObserver = {
     delivered(job, status) {
       delivered += 1;
-      logger.debug({ ...about(job), status }, 'webhook delivered');
+      // Once a plant created: its line (a URL parsed) only when it is written.
+      if (logger.isLevelEnabled('debug')) logger.debug({ ...about(job), status }, 'webhook delivered');
     },
     attemptFailed(job, reason) {
       attemptsFailed += 1;

@@ -96,6 +96,37 @@ describe('attemptDelivery', () => {
     }
   });
 
+  it('when the URL carries a user and a password, then they are sent as Basic authorization, with the host and the query', async () => {
+    receiver = await startTestReceiver([secret]);
+    const seen: { host: string | undefined; authorization: string | undefined; url: string | undefined }[] =
+      [];
+    receiver.answer = (request, response) => {
+      seen.push({
+        host: request.headers.host,
+        authorization: request.headers.authorization,
+        url: request.url,
+      });
+      response.writeHead(204).end();
+    };
+    const url = new URL(receiver.url);
+    url.username = 'hook%40plants';
+    url.password = 'p%3Ass';
+    url.search = '?token=abc';
+    const outcome = await attemptDelivery(
+      { url: url.href, eventId: 'evt_auth', body },
+      { keys, timeoutMs: 5_000 },
+    );
+    expect(outcome).toStrictEqual({ kind: 'delivered', status: 204 });
+    expect(seen).toStrictEqual([
+      {
+        host: url.host,
+        authorization: `Basic ${Buffer.from('hook@plants:p:ss').toString('base64')}`,
+        url: `${url.pathname}?token=abc`,
+      },
+    ]);
+    expect(receiver.verified()).toHaveLength(1);
+  });
+
   it('when the receiver answers 410, then it is gone', async () => {
     const { url } = await receiverAnswering(410);
     await expect(

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { context, propagation } from '@opentelemetry/api';
+import { urlToHttpOptions } from 'node:url';
+import { context, propagation, type TextMapSetter } from '@opentelemetry/api';
 import { signatureHeader } from './signature.ts';
 import { errorTypeOf } from './tracing.ts';
 
@@ -77,6 +78,48 @@ interface Answer {
   readonly retryAfter: string | null;
 }
 
+/** Where a request to one URL goes, worked out once per URL: a job's URL is one of the few configured. */
+interface Target {
+  readonly transport: typeof http | typeof https;
+  readonly options: http.RequestOptions;
+  /**
+   * `host`, and `authorization` when the URL carries a user or a password: node:http adds them itself
+   * only to headers given as an object, and an array of them costs it less than an object.
+   */
+  readonly headers: readonly string[];
+}
+
+const targets = new Map<string, Target>();
+const MAX_TARGETS_KEPT = 1_000;
+
+/** Throws as `new URL` does on a URL it cannot read: the attempt fails on it, naming why. */
+function targetOf(href: string): Target {
+  let target = targets.get(href);
+  if (target === undefined) {
+    const url = new URL(href);
+    const { auth, ...options } = urlToHttpOptions(url);
+    target = {
+      transport: url.protocol === 'https:' ? https : http,
+      options: { ...options, method: 'POST', agent: agents[url.protocol as keyof typeof agents] },
+      headers: [
+        'host',
+        url.host,
+        ...(typeof auth === 'string'
+          ? ['authorization', `Basic ${Buffer.from(auth).toString('base64')}`]
+          : []),
+      ],
+    };
+    if (targets.size >= MAX_TARGETS_KEPT) targets.clear();
+    targets.set(href, target);
+  }
+  return target;
+}
+
+/** Puts a propagator's headers (traceparent, tracestate) into a request's header array. */
+const intoHeaders: TextMapSetter<string[]> = {
+  set: (headers, key, value) => void headers.push(key, value),
+};
+
 /**
  * One POST through node:http(s) with keep-alive: it never follows a redirect, and it costs a
  * fraction of fetch's CPU per request (a delivery is made for every plant created). The deadline
@@ -84,8 +127,8 @@ interface Answer {
  * At the deadline or an abort it settles at once and destroys the request, whatever state it is in.
  */
 function post(
-  url: URL,
-  headers: Record<string, string>,
+  target: Target,
+  headers: string[],
   body: string,
   timeoutMs: number,
   signal: AbortSignal | undefined,
@@ -95,12 +138,8 @@ function post(
       reject(new AttemptAbandonedError());
       return;
     }
-    const transport = url.protocol === 'https:' ? https : http;
-    const request = transport.request(url, {
-      method: 'POST',
-      agent: agents[url.protocol as 'http:' | 'https:'],
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    });
+    headers.push('content-length', String(Buffer.byteLength(body)));
+    const request = target.transport.request({ ...target.options, headers });
     const settled = (): void => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', abandon);
@@ -136,19 +175,26 @@ function post(
  */
 export async function attemptDelivery(delivery: Delivery, options: AttemptOptions): Promise<AttemptOutcome> {
   const timestamp = options.now?.() ?? Math.floor(Date.now() / 1000);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': 'plant-store-webhooks/1',
-    'webhook-id': delivery.eventId,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(options.keys, delivery.eventId, timestamp, delivery.body),
-  };
-  // traceparent (and tracestate) of the span under way, so the receiver continues the trace; none
-  // when tracing is off. Outside the signature, which covers the id, the timestamp and the body.
-  propagation.inject(context.active(), headers);
   try {
+    const target = targetOf(delivery.url);
+    const headers = [
+      ...target.headers,
+      'content-type',
+      'application/json',
+      'user-agent',
+      'plant-store-webhooks/1',
+      'webhook-id',
+      delivery.eventId,
+      'webhook-timestamp',
+      String(timestamp),
+      'webhook-signature',
+      signatureHeader(options.keys, delivery.eventId, timestamp, delivery.body),
+    ];
+    // traceparent (and tracestate) of the span under way, so the receiver continues the trace; none
+    // when tracing is off. Outside the signature, which covers the id, the timestamp and the body.
+    propagation.inject(context.active(), headers, intoHeaders);
     const { status, retryAfter } = await post(
-      new URL(delivery.url),
+      target,
       headers,
       delivery.body,
       options.timeoutMs,

@@ -1,8 +1,9 @@
+import { plantCreated } from '@plant-store/domain';
 import { eventually, randomPlantId, type TestReceiver } from '@plant-store/test-support';
 import { expect, it } from 'vitest';
 import { describeEachDispatcher } from '../test/dispatcher-harness.ts';
 import type { WebhookDispatcher, WebhookObserver } from './index.ts';
-import { DELIVERY_QUEUE } from './pg-boss-dispatcher.ts';
+import { BATCH_QUEUE, DELIVERY_QUEUE } from './pg-boss-dispatcher.ts';
 
 /** Counts what the dispatcher reported, as /metrics does. */
 function countingObserver() {
@@ -202,6 +203,73 @@ await describeEachDispatcher('webhook dispatcher', (tests) => {
     });
 
   if (tests.leg.queued)
+    it('when a relay hands on many events, then their first attempts are queued a batch of them a job, and every URL gets each one once', async () => {
+      let relays = 0;
+      const { counts, observer } = countingObserver();
+      const { hooks, storage, dispatcher } = await tests.start({
+        urls: 2,
+        schedule: [50],
+        observer,
+        outbox: (outbox) => ({
+          ...outbox,
+          relay: async (limit, forward) => {
+            const moved = await outbox.relay(limit, forward);
+            if (moved > 0) relays += 1;
+            return moved;
+          },
+        }),
+      });
+      const plants = Array.from({ length: 60 }, (_, index) => ({
+        id: randomPlantId(),
+        name: `plant ${index}`,
+      }));
+      // Stored together and handed on by as few relays as the outbox's timing allows.
+      await Promise.all(plants.map((plant) => storage.plants.insertIfAbsent(plant, plantCreated(plant))));
+      dispatcher.kick();
+      await eventually(() => hooks.every((hook) => hook.received.length >= 60), 'sixty deliveries per URL');
+      await settled(dispatcher);
+      for (const hook of hooks) {
+        expect(new Set(hook.received.map((entry) => entry.id)).size).toBe(60);
+        expect(hook.received).toHaveLength(60);
+        expect(hook.verified()).toHaveLength(60);
+      }
+      let jobs = 0;
+      await tests.onQueue(storage, async (boss) => {
+        for (const queue of [BATCH_QUEUE, DELIVERY_QUEUE]) jobs += (await boss.findJobs(queue)).length;
+      });
+      // 120 deliveries: at most 25 a job, and a relay's last job may hold fewer.
+      expect(jobs).toBeGreaterThan(0);
+      expect(jobs).toBeLessThanOrEqual(Math.ceil(120 / 25) + relays);
+      expect(counts).toStrictEqual({ delivered: 120, attemptsFailed: 0, gone: 0, dead: 0, abandoned: 0 });
+    });
+
+  if (tests.leg.queued)
+    it('when stop cuts short one attempt of a batch, then only that one is made again, same webhook-id, and the ones that ended are not', async () => {
+      const started = await setUp(2, [50], 600_000);
+      const { hooks, create, dispatcher } = started;
+      const [quick, held] = hooks as [TestReceiver, TestReceiver];
+      let holding = true;
+      held.answer = (_request, response) => {
+        if (!holding) response.writeHead(204).end();
+      };
+      await create({ id: randomPlantId(), name: 'half delivered' });
+      await eventually(
+        () => quick.received.length === 1 && held.received.length === 1,
+        'both attempts reached their receivers',
+      );
+      await dispatcher.stop(100);
+      holding = false;
+      const later = countingObserver();
+      const next = await tests.startAgain(started, later.observer);
+      await eventually(() => later.counts.delivered === 1, 'the cut-short attempt made again and delivered');
+      await settled(next);
+      expect(held.received).toHaveLength(2);
+      expect(held.received[1]?.id).toBe(held.received[0]?.id);
+      expect(quick.received).toHaveLength(1);
+      expect(later.counts).toStrictEqual({ delivered: 1, attemptsFailed: 0, gone: 0, dead: 0, abandoned: 0 });
+    });
+
+  if (tests.leg.queued)
     it("when an attempt is abandoned after pg-boss's own retries are spent, then the delivery is kept as dead, not dropped", async () => {
       const started = await setUp(1, [50], 600_000);
       const { hooks, create, dispatcher } = started;
@@ -210,8 +278,9 @@ await describeEachDispatcher('webhook dispatcher', (tests) => {
       hook.answer = (_request, response) => {
         if (!hanging) response.writeHead(204).end();
       };
-      // Jobs queued from now on have no retry of pg-boss's left: the first failure is their last.
-      await tests.onQueue(started.storage, (boss) => boss.updateQueue(DELIVERY_QUEUE, { retryLimit: 0 }));
+      // First attempts queued from now on (in batches) have no retry of pg-boss's left: the first
+      // failure is their last.
+      await tests.onQueue(started.storage, (boss) => boss.updateQueue(BATCH_QUEUE, { retryLimit: 0 }));
       await create({ id: randomPlantId(), name: 'out of retries' });
       await eventually(() => hook.received.length === 1, 'the attempt reached the receiver');
       await dispatcher.stop(0);

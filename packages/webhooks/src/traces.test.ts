@@ -15,7 +15,7 @@ import { describeEachDispatcher, silentObserver as silent } from '../test/dispat
 import type { WebhookConfig } from './deliveries.ts';
 import { attemptJob } from './deliveries.ts';
 import type { DeliveryJob } from './delivery-job.ts';
-import { DELIVERY_QUEUE } from './pg-boss-dispatcher.ts';
+import { BATCH_QUEUE, DELIVERY_QUEUE } from './pg-boss-dispatcher.ts';
 import { inRelaySpan } from './relay-loop.ts';
 import { parseWebhookSecrets } from './secrets.ts';
 import type { TraceCarrier } from './tracing.ts';
@@ -50,9 +50,18 @@ function parsedTraceparent(header: string | undefined) {
   return { traceId, spanId };
 }
 
-/** pg-boss's own spans of the delivery queue: `insert` (PRODUCER), `process` (CONSUMER, a batch). */
-const pgBoss = (operation: 'insert' | 'process'): FinishedSpan[] =>
-  named(`${operation} ${DELIVERY_QUEUE}`).filter((span) => span.instrumentationScope.name === 'pg-boss');
+/**
+ * pg-boss's own spans of a queue: `insert` (PRODUCER), `process` (CONSUMER, a batch). First attempts are
+ * queued in BATCH_QUEUE, later ones in DELIVERY_QUEUE.
+ */
+const pgBoss = (operation: 'insert' | 'process', queues = [BATCH_QUEUE]): FinishedSpan[] =>
+  tracing
+    .spans()
+    .filter(
+      (span) =>
+        span.instrumentationScope.name === 'pg-boss' &&
+        queues.some((queue) => span.name === `${operation} ${queue}`),
+    );
 
 await describeEachDispatcher('traces of webhook deliveries', (tests) => {
   async function setUp(schedule: number[]) {
@@ -110,11 +119,12 @@ await describeEachDispatcher('traces of webhook deliveries', (tests) => {
   async function batchOf(attempt: FinishedSpan): Promise<FinishedSpan> {
     const [link, ...more] = attempt.links;
     expect(more).toStrictEqual([]);
+    const batches = () => pgBoss('process', [BATCH_QUEUE, DELIVERY_QUEUE]);
     await eventually(
-      () => pgBoss('process').some((span) => span.spanContext().spanId === link?.context.spanId),
+      () => batches().some((span) => span.spanContext().spanId === link?.context.spanId),
       'the batch span ended',
     );
-    const batch = pgBoss('process').find((span) => span.spanContext().spanId === link?.context.spanId);
+    const batch = batches().find((span) => span.spanContext().spanId === link?.context.spanId);
     expect(batch?.kind).toBe(SpanKind.CONSUMER);
     return batch as FinishedSpan;
   }
