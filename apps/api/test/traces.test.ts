@@ -301,7 +301,7 @@ describe.each(STORAGES)('traces of the service on %s', TIMEOUT, (storageName, pr
   });
 });
 
-/** The trace contexts of the delivery jobs of plant `id`, as the PostgreSQL queue keeps them. */
+/** The trace contexts of the deliveries of plant `id`, as the PostgreSQL queue keeps them. */
 async function keptTraceContexts(connectionString: string, id: bigint): Promise<unknown[]> {
   const options = new URL(connectionString).searchParams.get('options') ?? '';
   const schema = /search_path=([^\s]+)/.exec(options)?.[1] ?? 'public';
@@ -309,7 +309,10 @@ async function keptTraceContexts(connectionString: string, id: bigint): Promise<
   await client.connect();
   try {
     const { rows } = await client.query<{ trace_context: unknown }>(
-      `select data->'traceContext' as trace_context from "${jobQueueSchema(schema)}".job where data->>'body' like $1`,
+      // A first attempt rides in a batch (data.deliveries); a retry is a job of its own.
+      `select delivery->'traceContext' as trace_context from "${jobQueueSchema(schema)}".job,
+         jsonb_array_elements(case when jsonb_typeof(data->'deliveries') = 'array' then data->'deliveries' else jsonb_build_array(data) end) as delivery
+       where delivery->>'body' like $1`,
       [`%"id":${id},%`],
     );
     return rows.map((row) => row.trace_context);
