@@ -38,10 +38,14 @@ cd "$(dirname "$0")/.."
 
 PREFIX=localhost/plant-store-ci
 # Debian's client where installed: it builds with BuildKit (a newer one on PATH without buildx cannot).
-DOCKER_BIN=${PLANT_STORE_DOCKER:-/usr/bin/docker}
-if [ -z "${PLANT_STORE_DOCKER:-}" ] && [ ! -x "$DOCKER_BIN" ] && command -v docker >/dev/null; then
-  DOCKER_BIN=$(command -v docker)
-fi
+# Chosen again once docker.io is installed, so a fresh machine does not build with the one on PATH.
+choose_client() {
+  DOCKER_BIN=${PLANT_STORE_DOCKER:-/usr/bin/docker}
+  if [ -z "${PLANT_STORE_DOCKER:-}" ] && [ ! -x "$DOCKER_BIN" ] && command -v docker >/dev/null; then
+    DOCKER_BIN=$(command -v docker)
+  fi
+}
+choose_client
 # Whether a registry may answer a pull: unknown until one is tried; "no" once one is not answered,
 # or when this script starts the engine (whose pulls fail by design).
 REGISTRY=unknown
@@ -72,6 +76,7 @@ install_packages() {
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   say "installed in $(elapsed "$start")"
+  choose_client
 }
 
 start_engine() {
