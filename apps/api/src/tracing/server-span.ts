@@ -55,38 +55,40 @@ export interface TracedRequest {
 export function startServerSpan(req: IncomingMessage, requestId: string): TracedRequest {
   const original = req.method ?? 'GET';
   const method = KNOWN_METHODS.has(original) ? original : '_OTHER';
-  const target = req.url ?? '/';
-  const query = target.indexOf('?');
-  const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-  const span = trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION).startSpan(
-    method === '_OTHER' ? 'HTTP' : method,
-    {
-      kind: SpanKind.SERVER,
-      attributes: {
-        [ATTR_HTTP_REQUEST_METHOD]: method,
-        [ATTR_URL_PATH]: query === -1 ? target : target.slice(0, query),
-        [ATTR_URL_SCHEME]: 'http',
-      },
-    },
-    parent,
-  );
+  // No traceparent, no parent: the propagator would look for it and answer the context it was given.
+  const parent =
+    req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
+  // No attributes at the start: every sampler the service configures is one of the SDK's built-in ones
+  // (sdk-options.ts), none of which reads them, and an unsampled span would have them copied and
+  // checked for nothing. A recording span gets them at once, before any other work is done.
+  const span = trace
+    .getTracer(PACKAGE_NAME, PACKAGE_VERSION)
+    .startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
   if (span.isRecording()) {
-    const more: Attributes = {
+    const target = req.url ?? '/';
+    const query = target.indexOf('?');
+    const attributes: Attributes = {
+      [ATTR_HTTP_REQUEST_METHOD]: method,
+      [ATTR_URL_PATH]: query === -1 ? target : target.slice(0, query),
+      [ATTR_URL_SCHEME]: 'http',
       [ATTR_NETWORK_PROTOCOL_VERSION]: req.httpVersion,
       'plant_store.request_id': requestId,
     };
-    if (method === '_OTHER') more[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = original;
+    if (method === '_OTHER') attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = original;
     const userAgent = req.headers['user-agent'];
-    if (userAgent !== undefined) more[ATTR_USER_AGENT_ORIGINAL] = userAgent;
+    if (userAgent !== undefined) attributes[ATTR_USER_AGENT_ORIGINAL] = userAgent;
     const clientAddress = req.socket.remoteAddress;
-    if (clientAddress !== undefined) more[ATTR_CLIENT_ADDRESS] = clientAddress;
-    span.setAttributes(more);
+    if (clientAddress !== undefined) attributes[ATTR_CLIENT_ADDRESS] = clientAddress;
+    span.setAttributes(attributes);
   }
-  const ids = span.spanContext();
   const active = trace.setSpan(parent, span);
   return {
     run: (next) => context.with(active, next),
-    logFields: isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : {},
+    // Made only when a log line is written: at LOG_LEVEL=warn a served request writes none.
+    get logFields() {
+      const ids = span.spanContext();
+      return isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
+    },
     end(status, route, failure) {
       if (span.isRecording()) {
         if (route !== undefined) {
