@@ -16,7 +16,8 @@ export interface RequestLabels {
 export interface Metrics {
   readonly registry: Registry;
   requestStarted(): void;
-  requestFinished(labels: RequestLabels, seconds: number): void;
+  /** A request answered: its method, its route (see request-metrics.ts routeOf), its status. */
+  requestFinished(method: string, route: string, status: number, seconds: number): void;
   plantCreated(): void;
 }
 
@@ -92,6 +93,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // labelled children included (10 to 15 us a request, more than any other part of the app). So a
   // request only adds to plain numbers here, and prom-client reads them when Prometheus scrapes.
   const series = new Map<string, RequestSeries>();
+  // The same series by route, method and status: strings the router and Node's parser hold, whose hash
+  // V8 keeps, and a number. A key built per request (and hashed anew) cost more than the counting.
+  const byRoute = new Map<string, Map<string, Map<number, RequestSeries>>>();
   let inFlightNow = 0;
   let createdSoFar = 0;
 
@@ -105,7 +109,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       for (const { labels, count } of series.values()) this.inc({ ...labels }, count);
     },
   });
-  registry.registerMetric(requestDurationMetric(series, () => series.clear()));
+  registry.registerMetric(
+    requestDurationMetric(series, () => {
+      series.clear();
+      byRoute.clear();
+    }),
+  );
   new Gauge({
     name: 'plant_store_http_requests_in_flight',
     help: 'Requests being handled now.',
@@ -184,18 +193,34 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     requestStarted: () => {
       inFlightNow += 1;
     },
-    requestFinished: (labels, seconds) => {
+    requestFinished: (method, route, status, seconds) => {
       inFlightNow -= 1;
-      const key = `${labels.method} ${labels.route} ${labels.status}`;
-      let one = series.get(key);
+      let byMethod = byRoute.get(route);
+      if (byMethod === undefined) {
+        byMethod = new Map();
+        byRoute.set(route, byMethod);
+      }
+      let byStatus = byMethod.get(method);
+      if (byStatus === undefined) {
+        byStatus = new Map();
+        byMethod.set(method, byStatus);
+      }
+      let one = byStatus.get(status);
       if (one === undefined) {
-        one = { labels: { ...labels }, count: 0, sumSeconds: 0, perBucket: LATENCY_BUCKETS.map(() => 0) };
+        const labels = { method, route, status: String(status) };
+        const key = `${method} ${route} ${labels.status}`;
+        one = { labels, count: 0, sumSeconds: 0, perBucket: LATENCY_BUCKETS.map(() => 0) };
         series.set(key, one);
+        byStatus.set(status, one);
       }
       one.count += 1;
       one.sumSeconds += seconds;
-      const bucket = LATENCY_BUCKETS.findIndex((le) => seconds <= le);
-      if (bucket !== -1) one.perBucket[bucket] = (one.perBucket[bucket] ?? 0) + 1;
+      for (let index = 0; index < LATENCY_BUCKETS.length; index += 1) {
+        if (seconds <= (LATENCY_BUCKETS[index] as number)) {
+          one.perBucket[index] = (one.perBucket[index] ?? 0) + 1;
+          break;
+        }
+      }
     },
     plantCreated: () => {
       createdSoFar += 1;

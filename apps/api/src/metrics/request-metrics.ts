@@ -24,8 +24,5 @@ export function openApiPathOf(ctx: RoutedContext): string | undefined {
 
 /** Counts and times a finished request by method, route (routeOf) and final status (see request-log.ts, which calls it). */
 export function recordRequest(metrics: Metrics, ctx: RoutedContext, route: string, startedAt: number): void {
-  metrics.requestFinished(
-    { method: ctx.method, route, status: String(ctx.status) },
-    (performance.now() - startedAt) / 1000,
-  );
+  metrics.requestFinished(ctx.method, route, ctx.status, (performance.now() - startedAt) / 1000);
 }
