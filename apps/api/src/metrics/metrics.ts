@@ -1,16 +1,8 @@
 import type { ConnectionPoolStats } from '@plant-store/storage-postgres';
-import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { TraceExportFigures } from '../tracing/tracing.ts';
 import type { WebhookFigures } from '../webhooks.ts';
-
-/** The labels of one request. Every value is from a small fixed set, so series stay few. */
-export interface RequestLabels {
-  /** A method Node's parser knows (it refuses any other). */
-  readonly method: string;
-  /** The matched route pattern (`/plants`), or `unmatched`: never the raw path, which clients choose. */
-  readonly route: string;
-  readonly status: string;
-}
+import { RequestSeriesTable, requestDurationMetric } from './request-series.ts';
 
 /** The service's Prometheus metrics, in a registry of their own (not prom-client's global one). */
 export interface Metrics {
@@ -34,57 +26,6 @@ export interface MetricsOptions {
   readonly traceExport?: TraceExportFigures | undefined;
 }
 
-// From a fast health check to the 30 s request timeout.
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-/** The counts of one (method, route, status): plain numbers, so that recording a request is cheap. */
-interface RequestSeries {
-  readonly labels: RequestLabels;
-  count: number;
-  sumSeconds: number;
-  /** Requests per bucket of LATENCY_BUCKETS, not cumulative; slower than the last bucket: none. */
-  readonly perBucket: number[];
-}
-
-const REQUEST_DURATION = 'plant_store_http_request_duration_seconds';
-
-/**
- * The request latency histogram as prom-client's registry reads a metric (name, get, reset), in
- * prom-client's own exposition: `_bucket` series with `le` first and cumulative counts, `+Inf`,
- * `_sum` and `_count`.
- */
-function requestDurationMetric(series: ReadonlyMap<string, RequestSeries>, reset: () => void) {
-  const help = 'Time from a request reaching the app to its answer, by method, matched route and status.';
-  const values = () =>
-    [...series.values()].flatMap(({ labels, count, sumSeconds, perBucket }) => {
-      let cumulative = 0;
-      return [
-        ...LATENCY_BUCKETS.map((le, index) => {
-          cumulative += perBucket[index] ?? 0;
-          return { labels: { le, ...labels }, value: cumulative, metricName: `${REQUEST_DURATION}_bucket` };
-        }),
-        { labels: { le: '+Inf', ...labels }, value: count, metricName: `${REQUEST_DURATION}_bucket` },
-        { labels: { ...labels }, value: sumSeconds, metricName: `${REQUEST_DURATION}_sum` },
-        { labels: { ...labels }, value: count, metricName: `${REQUEST_DURATION}_count` },
-      ];
-    });
-  const metric = {
-    name: REQUEST_DURATION,
-    help,
-    type: 'histogram',
-    aggregator: 'sum',
-    get: async () => ({
-      name: REQUEST_DURATION,
-      help,
-      type: 'histogram',
-      aggregator: 'sum',
-      values: values(),
-    }),
-    reset,
-  };
-  return metric as unknown as Metric;
-}
-
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
@@ -92,10 +33,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   // Profiling showed prom-client hashing and validating the label values on every inc and observe,
   // labelled children included (10 to 15 us a request, more than any other part of the app). So a
   // request only adds to plain numbers here, and prom-client reads them when Prometheus scrapes.
-  const series = new Map<string, RequestSeries>();
-  // The same series by route, method and status: strings the router and Node's parser hold, whose hash
-  // V8 keeps, and a number. A key built per request (and hashed anew) cost more than the counting.
-  const byRoute = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  const series = new RequestSeriesTable();
   let inFlightNow = 0;
   let createdSoFar = 0;
 
@@ -106,15 +44,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
     collect() {
       this.reset();
-      for (const { labels, count } of series.values()) this.inc({ ...labels }, count);
+      for (const { labels, count } of series.all()) this.inc({ ...labels }, count);
     },
   });
-  registry.registerMetric(
-    requestDurationMetric(series, () => {
-      series.clear();
-      byRoute.clear();
-    }),
-  );
+  registry.registerMetric(requestDurationMetric(series));
   new Gauge({
     name: 'plant_store_http_requests_in_flight',
     help: 'Requests being handled now.',
@@ -195,32 +128,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     requestFinished: (method, route, status, seconds) => {
       inFlightNow -= 1;
-      let byMethod = byRoute.get(route);
-      if (byMethod === undefined) {
-        byMethod = new Map();
-        byRoute.set(route, byMethod);
-      }
-      let byStatus = byMethod.get(method);
-      if (byStatus === undefined) {
-        byStatus = new Map();
-        byMethod.set(method, byStatus);
-      }
-      let one = byStatus.get(status);
-      if (one === undefined) {
-        const labels = { method, route, status: String(status) };
-        const key = `${method} ${route} ${labels.status}`;
-        one = { labels, count: 0, sumSeconds: 0, perBucket: LATENCY_BUCKETS.map(() => 0) };
-        series.set(key, one);
-        byStatus.set(status, one);
-      }
-      one.count += 1;
-      one.sumSeconds += seconds;
-      for (let index = 0; index < LATENCY_BUCKETS.length; index += 1) {
-        if (seconds <= (LATENCY_BUCKETS[index] as number)) {
-          one.perBucket[index] = (one.perBucket[index] ?? 0) + 1;
-          break;
-        }
-      }
+      series.record(method, route, status, seconds);
     },
     plantCreated: () => {
       createdSoFar += 1;
