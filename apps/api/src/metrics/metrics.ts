@@ -165,7 +165,7 @@ function registerWebhookMetrics(registry: Registry, webhooks: WebhookFigures): v
   };
   new Gauge({
     name: 'plant_store_webhooks_dead',
-    help: 'Webhook deliveries whose last attempt failed, kept until an operator redelivers them (pnpm webhooks:redeliver).',
+    help: 'Webhook deliveries whose last attempt failed: kept until an operator redelivers them (pnpm webhooks:redeliver), except on memory:, which counts them and keeps none.',
     registers: [registry],
     async collect() {
       this.set((await readBacklog()).dead);
