@@ -266,7 +266,7 @@ type PageValues = { after: Int8; upTo: number; maxBytes: Int8 };
  * The most plants a page statement reads: the largest page and the plant after it. The server
  * reckons a LIMIT given as a parameter at a tenth of the rows under it, so on a large table a generic
  * plan of `LIMIT $n` alone seems dearer than a plan made for each call's values, and it plans every
- * call anew (~0.2 ms on 10,000,000 plants, more than the page's execution; bench/PROFILE.md). Under a
+ * call anew, which on a large table costs more than the page's execution (bench/PROFILE.md). Under a
  * constant LIMIT of this many, that tenth is a page's worth whatever the table holds.
  */
 export const PAGE_READ_CAP = MAX_PAGE_LIMIT + 1;

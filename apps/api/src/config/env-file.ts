@@ -1,8 +1,8 @@
 // A checkout's `.env`: the settings of a developer's machine, kept out of git (.gitignore), read at start.
 // Not Node's --env-file-if-exists: Node writes "not found. Continuing without it." on stderr at every start
 // without one. Node's own parser (util.parseEnv) reads it, and the environment wins, as with Node's flag.
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
+import { readSmallFile } from './small-file.ts';
 
 /** The file, relative to the working directory: `pnpm start` and `pnpm dev` run in the checkout's root. */
 export const ENV_FILE = '.env';
@@ -27,42 +27,27 @@ export type EnvFileReading =
     }
   | { readonly problem: string };
 
-/** The file's text, opened without waiting on a FIFO; undefined when there is none; else why it cannot be read. */
-function readSmallFile(path: string): { text: string } | { why: string } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? undefined : { why: code ?? 'error' };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return { why: 'not a regular file' };
-    if (stats.size > MAX_BYTES) return { why: `larger than ${MAX_BYTES} bytes` };
-    return { text: readFileSync(fd, 'utf8') };
-  } catch (error) {
-    return { why: (error as NodeJS.ErrnoException).code ?? 'error' };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The environment the settings are read from: `env`, and under it the variables of `path` when it is
  * there, unless `env` says NODE_ENV=production (a deployment's settings are its environment's, and a
  * stray file must not change them).
  */
 export function withEnvFile(env: NodeJS.ProcessEnv, path: string = ENV_FILE): EnvFileReading {
-  const contents = readSmallFile(path);
-  if (contents === undefined) return { read: false, env };
+  const contents = readSmallFile(path, MAX_BYTES);
+  if ('why' in contents && contents.why === 'ENOENT') return { read: false, env };
   if (env.NODE_ENV === 'production') return { read: false, env, ignored: true };
-  if ('why' in contents) {
+  if (!('bytes' in contents)) {
+    const why =
+      'notRegular' in contents
+        ? 'not a regular file'
+        : 'tooLarge' in contents
+          ? `larger than ${MAX_BYTES} bytes`
+          : contents.why;
     return {
-      problem: `${path} could not be read (${contents.why}): make it a file this process may read, or remove it`,
+      problem: `${path} could not be read (${why}): make it a file this process may read, or remove it`,
     };
   }
-  const file = parseEnv(contents.text);
+  const file = parseEnv(contents.bytes.toString('utf8'));
   const variables = Object.keys(file).sort();
   return {
     read: true,

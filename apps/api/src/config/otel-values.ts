@@ -3,9 +3,9 @@
 // it, or choke on it. Messages never show a header's value.
 
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { reading, type SettingValue } from './setting.ts';
+import { readSmallFile } from './small-file.ts';
 
 // An HTTP field name (RFC 9110's token), and what a field value may hold (Node refuses the rest).
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -109,31 +109,13 @@ function propagatorsOf(text: string): string {
 // A certificate or key file is a few KiB; a bound keeps a device (/dev/zero) from filling memory.
 const MAX_PEM_BYTES = 1024 * 1024;
 
-/** A file's bytes: a regular file of at most MAX_PEM_BYTES, opened without waiting on a FIFO. */
-function readSmallFile(path: string): { bytes: Buffer } | { problem: string } {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return { problem: `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return { problem: `${path} is not a regular file` };
-    if (stats.size > MAX_PEM_BYTES) return { problem: `${path} is larger than ${MAX_PEM_BYTES} bytes` };
-    return { bytes: readFileSync(fd) };
-  } catch (error) {
-    return { problem: `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A PEM file, read at start and checked with `usable`, which throws on what TLS could not use. */
 function pemFile(what: string, usable: (bytes: Buffer) => unknown): SettingValue<Buffer> {
   return reading((path) => {
-    const read = readSmallFile(path);
-    if ('problem' in read) return { problems: [read.problem] };
+    const read = readSmallFile(path, MAX_PEM_BYTES);
+    if ('notRegular' in read) return { problems: [`${path} is not a regular file`] };
+    if ('tooLarge' in read) return { problems: [`${path} is larger than ${MAX_PEM_BYTES} bytes`] };
+    if ('why' in read) return { problems: [`${path} could not be read (${read.why})`] };
     try {
       usable(read.bytes);
     } catch {

@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { checkTokens, type TokenEntry } from './bearer-tokens.ts';
 import { reading, type SettingValue } from './setting.ts';
+import { readSmallFile } from './small-file.ts';
 
 /** API_TOKENS_FILE as it was read at start. */
 export interface TokensFile {
@@ -38,35 +39,13 @@ function tokenEntriesOf(text: string): TokenEntry[] {
 /** The most a tokens file may hold: tens of thousands of tokens. A larger one is never read whole. */
 export const TOKENS_FILE_MAX_BYTES = 1024 * 1024;
 
-/**
- * The text of a regular file of at most TOKENS_FILE_MAX_BYTES, or why it is refused: a device
- * (/dev/zero never ends), a FIFO (waits for a writer) or a file that grew past the bound is not read whole.
- */
+/** The text of the tokens file, or why it is refused (readSmallFile). */
 function readBounded(path: string): { text: string } | { problem: string } {
-  let fd: number;
-  try {
-    // Non-blocking: a FIFO opens at once, to be refused, instead of waiting for a writer.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return { problem: `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return { problem: `${path} is not a regular file` };
-    // One byte more than allowed, read until the end: a size that lies (a file under /proc says 0) still ends here.
-    const buffer = Buffer.alloc(TOKENS_FILE_MAX_BYTES + 1);
-    let length = 0;
-    let read: number;
-    do {
-      read = readSync(fd, buffer, length, buffer.length - length, null);
-      length += read;
-    } while (read > 0 && length < buffer.length);
-    if (length > TOKENS_FILE_MAX_BYTES) return { problem: `${path} is larger than 1 MiB` };
-    return { text: buffer.toString('utf8', 0, length) };
-  } catch (error) {
-    return { problem: `${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  } finally {
-    closeSync(fd);
-  }
+  const read = readSmallFile(path, TOKENS_FILE_MAX_BYTES);
+  if ('bytes' in read) return { text: read.bytes.toString('utf8') };
+  if ('notRegular' in read) return { problem: `${path} is not a regular file` };
+  if ('tooLarge' in read) return { problem: `${path} is larger than 1 MiB` };
+  return { problem: `${path} could not be read (${read.why})` };
 }
 
 /**
