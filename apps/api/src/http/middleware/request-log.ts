@@ -44,7 +44,7 @@ export function requestLog(logger: Logger, metrics: Metrics): Middleware<AppStat
           durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
           // Who it was (sub, client_id, or a static token's short digest), never the credential.
           ...(ctx.state.caller === undefined ? {} : { caller: ctx.state.caller }),
-          ...traced.logFields,
+          ...traced.logFields(),
         };
         if (failure === undefined) logger.info(line, 'request');
         else logger.error({ ...line, err: failure }, 'request failed');
