@@ -105,6 +105,23 @@ describe('SortedById', () => {
     expect(walked).toEqual(model);
   });
 
+  it('when ids land near the end of a full-size chunk and far from it, then listing gives them all in order', () => {
+    // Chunks of the default size: an insert a few places from a chunk's end moves the entries itself,
+    // one further in goes through splice; both must keep the order.
+    const ids = createSortedById<{ id: bigint }>();
+    const model: bigint[] = [];
+    for (let id = 0n; id < 3000n; id += 2n) {
+      ids.add({ id });
+      model.push(id);
+    }
+    for (const id of [2999n, 2991n, 2937n, 1501n, 1n, 2025n, 2997n, 17n, 2047n, 2049n]) {
+      ids.add({ id });
+      model.push(id);
+    }
+    model.sort(ascending);
+    expect(idsOf(ids.after(undefined, model.length + 1))).toEqual(model);
+  });
+
   it('when an item is replaced, then listing gives the new item in its place; an id not there is not added', () => {
     const items = createSortedById<{ id: bigint; name: string }>(2);
     for (const id of [5n, 1n, 3n, 7n, 9n]) items.add({ id, name: `first ${id}` });

@@ -86,6 +86,9 @@ describe('pnpm test:quick', () => {
       const heavy = all.filter((file) => HEAVY_IMPORT.test(readFileSync(join(root, file), 'utf8')));
       expect(await listedFiles(dir, true)).toEqual(all.filter((file) => !heavy.includes(file)));
     },
+    // Two vitest processes, each starting up and reading the package's config: 30 s was not enough for
+    // them on a busy machine (CI with every package's tests running beside them).
+    120_000,
   );
 
   it('when TEST_DATABASE_URL is not set in a quick run, then no container is started: the server leg says it did not run', async () => {
