@@ -32,21 +32,6 @@ function firstIndexAbove(sorted: readonly { readonly id: bigint }[], id: bigint,
   return low;
 }
 
-// Up to this many later entries, an insert moves them itself (the usual case: ids a little out of the
-// order they arrived in); splice, which memmoves, is dearer for a few (bench/PROFILE.md).
-const SHIFT_BY_HAND = 32;
-
-/** Puts `item` at `index` of `list`, moving the entries from there one place up. */
-function insertAt<T>(list: T[], index: number, item: T): void {
-  if (list.length - index > SHIFT_BY_HAND) {
-    list.splice(index, 0, item);
-    return;
-  }
-  list.push(item);
-  for (let at = list.length - 1; at > index; at--) list[at] = list[at - 1] as T;
-  list[index] = item;
-}
-
 export function createSortedById<T extends { readonly id: bigint }>(maxChunk = 1024): SortedById<T> {
   // Every chunk is non-empty and sorted, and every id of a chunk is smaller than every id of the next.
   // A full chunk splits in two halves; chunks that shrink are not merged (an emptied one is
@@ -85,7 +70,7 @@ export function createSortedById<T extends { readonly id: bigint }>(maxChunk = 1
         // Otherwise in the first chunk whose last id is above it, at its place.
         index = Math.min(chunkFor(item.id, true), chunks.length - 1);
         chunk = chunks[index] as T[];
-        insertAt(chunk, firstIndexAbove(chunk, item.id, true), item);
+        chunk.splice(firstIndexAbove(chunk, item.id, true), 0, item);
       }
       if (chunk.length > maxChunk) chunks.splice(index + 1, 0, chunk.splice(chunk.length >>> 1));
     },
