@@ -54,7 +54,9 @@ describe('docs/examples/client.mts', () => {
         ),
       );
     }
-  });
+    // Two Node processes, each stripping the example's types and loading the client: 30 s ran out for
+    // them on a busy machine (CI with every package's tests beside them).
+  }, 120_000);
 
   it('when it is run without a token, then it says what to set and exits 1', async () => {
     const { code, stderr } = await runExample({ PLANT_STORE_URL: server.url });
