@@ -734,6 +734,54 @@ describe('a pipelined flood on one connection (issue 19, item 3)', { timeout: 12
   });
 });
 
+describe('a request held unread behind answers owed (issue 32, found in CI)', () => {
+  afterEach(killLeftoverRuns);
+
+  it('when the client reads its answers only after the headers timeout, then the request the service held half-read is not refused: every answer arrives, in order', async () => {
+    // The first read of these 1,000 requests ends inside one's headers; the service stops reading while
+    // it owes ~800 answers. Node's headers timeout ran on through that pause and cut the connection.
+    // A process of its own, as a client finds the service (in this test's process the pause never
+    // outlasted the timeout).
+    const run = runMain({
+      PATH: process.env.PATH,
+      PORT: '0',
+      DATABASE_URL: 'memory:',
+      API_TOKENS: TOKEN,
+      HEADERS_TIMEOUT_MS: '1000',
+      REQUEST_TIMEOUT_MS: '2000',
+    });
+    const port = Number(new URL(await listeningUrl(run)).port);
+    const COUNT = 1_000;
+    const client = connect(port, '127.0.0.1');
+    try {
+      await new Promise((resolve) => client.once('connect', resolve));
+      client.on('error', () => {});
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      client.write(
+        Array.from(
+          { length: COUNT },
+          (_, index) =>
+            `GET /openapi.json HTTP/1.1\r\nHost: x\r\nX-Request-Id: held-${index + 1}\r\n` +
+            `${index + 1 === COUNT ? 'Connection: close\r\n' : ''}\r\n`,
+        ).join(''),
+      );
+      // Past the headers timeout and the request timeout, and Node's check of them.
+      await sleep(4_000);
+      const chunks: Buffer[] = [];
+      client.on('data', (chunk: Buffer) => chunks.push(chunk));
+      await closed;
+      const answers = answersIn(Buffer.concat(chunks));
+      expect(answers.map((answer) => /\r\nX-Request-Id: (\S+)/i.exec(answer.head)?.[1])).toEqual(
+        Array.from({ length: COUNT }, (_, index) => `held-${index + 1}`),
+      );
+      expect(answers.filter((answer) => answer.status !== 200)).toEqual([]);
+      expect(run.child.exitCode).toBeNull();
+    } finally {
+      client.destroy();
+    }
+  }, 120_000);
+});
+
 describe('thousands of requests given up at once (issue 19, item 3)', () => {
   afterEach(killLeftoverRuns);
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { HardeningLogger } from '../logger.ts';
 import { VERSION_NOT_SUPPORTED } from '../middleware/request-head.ts';
 import { type FormatRawAnswer, writeRawAnswer } from './raw-answer.ts';
-import { type Refusal, refuseAfterTurns } from './turns.ts';
+import { isHeldByTurns, type Refusal, refuseAfterTurns } from './turns.ts';
 
 /** What Node's parser says it refused: llhttp adds the reason to its errors. */
 type ParserError = NodeJS.ErrnoException & { readonly reason?: string };
@@ -33,6 +33,10 @@ export function answerClientError(
       socket.destroy();
       return;
     }
+    // Node's header and request timeouts run from a request's first byte, also while the service holds
+    // the connection unread behind answers it owes: that time is the service's. Node reports the
+    // connection again at its next check; once nothing is owed, a request still incomplete is refused.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && isHeldByTurns(socket as Socket)) return;
     const refusal = refusalFor(error);
     const { status } = refusal;
     const first = refuseAfterTurns(socket as Socket, refusal, (answeredByRequest) => {

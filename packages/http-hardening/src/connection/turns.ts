@@ -147,6 +147,17 @@ export function inConnectionTurns(listener: RequestListener): RequestListener {
 }
 
 /**
+ * Whether the connection still owes answers to requests it was handed, none of them reading its body:
+ * then a request behind them that Node calls timed out was held unread by the service itself (its turns,
+ * or Node's own brake while answers pile up unsent), not kept waiting by the client.
+ */
+export function isHeldByTurns(socket: Socket): boolean {
+  const connection = connections.get(socket);
+  if (connection === undefined || connection.inFlight === 0) return false;
+  return connection.bodyReader === undefined || connection.bodyReader.req.complete;
+}
+
+/**
  * Records that the parser refused the bytes after the requests already handed over, and calls
  * `answer` once they are answered (at once when there are none). A request still reading its
  * body gets the refusal as its own answer instead, so `answer` receives whether one did.
