@@ -54,8 +54,7 @@ describe('docs/examples/client.mts', () => {
         ),
       );
     }
-    // Two Node processes, each stripping the example's types and loading the client: 30 s ran out for
-    // them on a busy machine (CI with every package's tests beside them).
+    // Two Node processes, each stripping the example's types: more than the default 30 s on a busy machine.
   }, 120_000);
 
   it('when it is run without a token, then it says what to set and exits 1', async () => {

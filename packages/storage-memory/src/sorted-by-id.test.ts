@@ -106,8 +106,7 @@ describe('SortedById', () => {
   });
 
   it('when ids land near the end of a full-size chunk and far from it, then listing gives them all in order', () => {
-    // Chunks of the default size: an insert a few places from a chunk's end moves the entries itself,
-    // one further in goes through splice; both must keep the order.
+    // Chunks of the default size, with inserts just below the top of the last and deep inside the others.
     const ids = createSortedById<{ id: bigint }>();
     const model: bigint[] = [];
     for (let id = 0n; id < 3000n; id += 2n) {

@@ -86,8 +86,7 @@ describe('pnpm test:quick', () => {
       const heavy = all.filter((file) => HEAVY_IMPORT.test(readFileSync(join(root, file), 'utf8')));
       expect(await listedFiles(dir, true)).toEqual(all.filter((file) => !heavy.includes(file)));
     },
-    // Two vitest processes, each starting up and reading the package's config: 30 s was not enough for
-    // them on a busy machine (CI with every package's tests running beside them).
+    // Two vitest processes, each starting up: more than the default 30 s on a busy machine.
     120_000,
   );
 
