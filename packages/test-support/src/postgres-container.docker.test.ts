@@ -67,7 +67,12 @@ describe.skipIf(!engine)('provideTestPostgres without TEST_DATABASE_URL, through
       } finally {
         await client.end();
       }
-      expect(await labelledContainersOn(port)).toHaveLength(1);
+      const ids = await labelledContainersOn(port);
+      expect(ids).toHaveLength(1);
+      // Its readiness probe allows Docker's default 30 s, not the library's 1 s (postgres.ts says why).
+      const runtime = await getContainerRuntimeClient();
+      const { Config } = await runtime.container.inspect(runtime.container.getById(ids[0] ?? ''));
+      expect(Config.Healthcheck?.Timeout).toBe(30_000_000_000);
     } finally {
       await server?.cleanup();
     }

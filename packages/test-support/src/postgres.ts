@@ -3,7 +3,9 @@
  * else none (with a loud warning).
  */
 import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import pg from 'pg';
+import type { GenericContainer } from 'testcontainers';
 import { warnDidNotRun } from './did-not-run.ts';
 import { isQuickRun } from './quick-run.ts';
 import { TEST_RUN } from './test-run.ts';
@@ -73,6 +75,19 @@ export const TEST_CONTAINER_LABEL = 'plant-store.test';
 export const CONTAINER_STARTUP_TIMEOUT_MS = 90_000;
 
 /**
+ * @testcontainers/postgresql's readiness probe (pg_isready every 250 ms, which gives up by itself after
+ * 3 s) with Docker's default probe timeout, not its 1 s: Docker before 23 counts setting up the probe's
+ * exec against that timeout (moby/moby#43480), which a busy engine alone can spend, PostgreSQL up or not.
+ */
+const READINESS_PROBE: Parameters<GenericContainer['withHealthCheck']>[0] = {
+  test: ['CMD', 'pg_isready', '--host', 'localhost', '--username', 'test', '--dbname', 'test'],
+  interval: 250,
+  timeout: 30_000,
+  retries: 1000,
+};
+const LOG_TAIL_LINES = 30;
+
+/**
  * The bound of a test that starts an embedded PostgreSQL (PGlite) of its own: its start, initdb in
  * WebAssembly, can take most of vitest's default 30 s on a busy machine (figures: RELIABILITY.md, "The suite under load").
  * A bound for a hang, not a check of speed.
@@ -112,11 +127,28 @@ async function startContainer(): Promise<TestPostgres | undefined> {
   }
   // An engine answers: from here on, anything missing is a failure, never a skip.
   if (!(await client.image.exists(ImageName.fromString(image)))) throw new Error(missingImageMessage(image));
+  // The container's last log lines, for the error of a start that fails: was PostgreSQL up or not?
+  const logTail: string[] = [];
+  let log: Readable | undefined;
   const container = await new PostgreSqlContainer(image)
     .withPullPolicy(PullPolicy.neverPull())
     .withLabels({ [TEST_CONTAINER_LABEL]: TEST_RUN })
+    .withHealthCheck(READINESS_PROBE)
     .withStartupTimeout(CONTAINER_STARTUP_TIMEOUT_MS)
-    .start();
+    .withLogConsumer((stream) => {
+      log = stream;
+      stream.on('data', (line: string | Buffer) => {
+        logTail.push(String(line));
+        if (logTail.length > LOG_TAIL_LINES) logTail.shift();
+      });
+    })
+    .start()
+    .catch((error: Error) => {
+      throw new Error(`${error.message}; the container's log ended with:\n${logTail.join('')}`, {
+        cause: error,
+      });
+    })
+    .finally(() => log?.destroy());
   return {
     connectionString: container.getConnectionUri(),
     source: `testcontainers ${image}`,
