@@ -1,3 +1,4 @@
+import { urlToHttpOptions } from 'node:url';
 import { context, propagation, type TextMapSetter } from '@opentelemetry/api';
 import { Agent, type Dispatcher } from 'undici';
 import { signatureHeader } from './signature.ts';
@@ -94,14 +95,12 @@ function targetOf(href: string): Target {
     const url = new URL(href);
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new Error(`${url.protocol} is not http: or https:`);
-    const auth =
-      url.username || url.password
-        ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
-        : undefined;
+    const { auth } = urlToHttpOptions(url);
     target = {
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
-      headers: auth === undefined ? [] : ['authorization', `Basic ${Buffer.from(auth).toString('base64')}`],
+      headers:
+        typeof auth === 'string' ? ['authorization', `Basic ${Buffer.from(auth).toString('base64')}`] : [],
     };
     if (targets.size >= MAX_TARGETS_KEPT) targets.clear();
     targets.set(href, target);
