@@ -5,10 +5,11 @@ import {
   ATTR_DB_SYSTEM_NAME,
   DB_SYSTEM_NAME_VALUE_POSTGRESQL,
 } from '@opentelemetry/semantic-conventions';
-import { Kysely, PGliteDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import { DataFolderUnusableError } from './data-folder.ts';
 import { type DataFolderLock, lockDataFolder } from './data-folder-lock.ts';
 import type { PlantDatabase } from './plant-database.ts';
+import { PLANT_STATEMENT_NAMES } from './plant-statements.ts';
 import type { PostgresPlantRepositoryOptions } from './postgres-plant-repository.ts';
 import { openSqlPlantStorage, type SqlPlantStorage } from './sql-plant-storage.ts';
 import { tracedDialect } from './traced-dialect.ts';
@@ -68,7 +69,10 @@ export async function openPglitePlantStorage(
       lock = await lockDataFolder(dataDir);
     }
     // Loaded when chosen: a service on a PostgreSQL server does not carry PGlite's code in memory.
-    const { PGlite, types } = await import('@electric-sql/pglite');
+    const [{ PGlite, types }, { PreparedPgliteDialect }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('./prepared-pglite-dialect.ts'),
+    ]);
     // PGlite reads int8 as a number when it fits in 2^53 and as a bigint beyond: one type, exact, always.
     const parsers = { [types.INT8]: (value: string) => BigInt(value) };
     pglite = new PGlite(dataDir === undefined ? { parsers } : { dataDir, parsers });
@@ -84,14 +88,16 @@ export async function openPglitePlantStorage(
         );
       });
     }
-    // Kysely's own dialect, on PGlite's public query() and transaction(): each statement is parsed and
-    // planned on every call (no named statements), the price of one execution path (bench/PROFILE.md).
-    // PostgreSQL in the process: its one database, no server to name.
+    // The storage's statements named, as on a server: PGlite's query() would parse and plan each on
+    // every call (bench/PROFILE.md). PostgreSQL in the process: its one database, no server to name.
     const attributes = {
       [ATTR_DB_SYSTEM_NAME]: DB_SYSTEM_NAME_VALUE_POSTGRESQL,
       [ATTR_DB_NAMESPACE]: 'postgres',
     };
-    const dialect = tracedDialect(new PGliteDialect({ pglite }), { connectionAttributes: () => attributes });
+    const dialect = tracedDialect(
+      new PreparedPgliteDialect({ pglite, statementNames: PLANT_STATEMENT_NAMES }),
+      { connectionAttributes: () => attributes },
+    );
     storage = await openSqlPlantStorage(new Kysely<PlantDatabase>({ dialect }), {
       ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
       events: options.events === true,
