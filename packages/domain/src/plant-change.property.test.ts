@@ -1,8 +1,15 @@
 import fc from 'fast-check';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { InvalidPlantError } from './errors.ts';
-import { newPlant } from './plant.ts';
-import { parsePlantPatch, parsePlantReplacement } from './plant-change.schema.ts';
+import { toIssue } from './new-plant.schema.ts';
+import { INT64_MAX, INT64_MIN, newPlant } from './plant.ts';
+import {
+  parsePlantPatch,
+  parsePlantReplacement,
+  plantPatchSchema,
+  plantReplacementSchema,
+} from './plant-change.schema.ts';
 
 const text = fc
   .oneof(fc.string({ unit: 'binary', maxLength: 64 }), fc.string({ unit: 'grapheme', maxLength: 32 }))
@@ -71,6 +78,58 @@ describe('parsePlantPatch and parsePlantReplacement (properties)', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  // The parsers build no schema per request; the public schemas of an id are the rules they follow.
+  it('when the body is anything at all, then each parser answers what the schema of its id does: the same change or the same issues', () => {
+    const id = 7n;
+    const outcome = (run: () => unknown) => {
+      try {
+        return { change: run() };
+      } catch (error) {
+        if (!(error instanceof InvalidPlantError)) throw error;
+        return { issues: error.issues };
+      }
+    };
+    const bySchema = (schema: v.GenericSchema, body: unknown, change: (output: never) => unknown) => {
+      const result = v.safeParse(schema, body, { abortPipeEarly: true });
+      return result.success
+        ? { change: change(result.output as never) }
+        : { issues: result.issues.map(toIssue) };
+    };
+    const idMember = fc.oneof(
+      fc.constant(id),
+      fc.constant(Number(id)),
+      fc.bigInt({ min: INT64_MIN - 2n, max: INT64_MAX + 2n }),
+      fc.double(),
+      fc.string(),
+      fc.anything(),
+    );
+    const member = fc.oneof(text, fc.constant(null), fc.anything());
+    const body = fc.oneof(
+      fc.anything(),
+      fc.record({ id: idMember, name: member, tag: member }, { requiredKeys: [] }),
+      fc
+        .tuple(fc.record({ id: idMember, name: member, tag: member }, { requiredKeys: [] }), extras)
+        .map(([members, other]) => ({ ...other, ...members })),
+    );
+    fc.assert(
+      fc.property(body, (input) => {
+        expect(outcome(() => parsePlantReplacement(id, input))).toStrictEqual(
+          bySchema(plantReplacementSchema(id), input, ({ name, tag }: { name: string; tag?: string }) => ({
+            name,
+            tag: tag ?? null,
+          })),
+        );
+        expect(outcome(() => parsePlantPatch(id, input))).toStrictEqual(
+          bySchema(plantPatchSchema(id), input, ({ name, tag }: { name?: string; tag?: string | null }) => ({
+            ...(name === undefined ? {} : { name }),
+            ...(tag === undefined ? {} : { tag }),
+          })),
+        );
+      }),
+      { numRuns: 2000 },
     );
   });
 });
