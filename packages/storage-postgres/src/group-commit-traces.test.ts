@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import { startInMemoryTracing } from '@plant-store/test-support';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { groupCommit } from './group-commit.ts';
@@ -63,5 +63,22 @@ describe('groupCommit, traced', () => {
     const commit = groupCommit(async (items: readonly number[]) => items);
     await expect(Promise.all([commit(1), commit(2)])).resolves.toStrictEqual([1, 2]);
     expect(tracing.spans()).toStrictEqual([]);
+  });
+
+  it('when the call that opens a batch is under a span that records nothing (unsampled), then no batch span is made: the batch runs under that span', async () => {
+    const unsampled = trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.NONE,
+    });
+    const seen: (string | undefined)[] = [];
+    const commit = groupCommit(async (items: readonly number[]) => {
+      seen.push(trace.getActiveSpan()?.spanContext().spanId);
+      return items;
+    });
+    const unsampledCall = context.with(trace.setSpan(ROOT_CONTEXT, unsampled), () => commit(1));
+    await expect(Promise.all([unsampledCall, tracedCall(commit, 2)])).resolves.toStrictEqual([1, 2]);
+    expect(seen).toStrictEqual(['b7ad6b7169203331']);
+    expect(tracing.spans().map((span) => span.name)).toStrictEqual(['call 2']);
   });
 });

@@ -33,8 +33,12 @@ interface Pending<In, Out> {
 /**
  * The span of a batch, when any of its calls is traced: a child of the call that opened the batch
  * (the first), linked to each call it serves, since a span has one parent and a batch serves many.
+ * None under an opener's span that records nothing: the SDK's samplers would not record its child
+ * either, and the batch runs in the opener's context instead.
  */
 function startBatchSpan(batch: readonly Pending<unknown, unknown>[]): Span | undefined {
+  if (trace.getSpan((batch[0] as Pending<unknown, unknown>).context)?.isRecording() === false)
+    return undefined;
   const links: Link[] = [];
   for (const pending of batch) {
     const spanContext = trace.getSpan(pending.context)?.spanContext();

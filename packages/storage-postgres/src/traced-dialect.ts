@@ -60,11 +60,12 @@ const TRANSACTION_STATEMENTS = {
 
 /**
  * The context to start a statement's span in, or none when no span is active: a statement outside
- * any traced work (the migrations at start, a relay nobody traces) makes no trace of its own.
+ * any traced work (the migrations at start, a relay nobody traces) makes no trace of its own. None
+ * either under a span that records nothing: the SDK's samplers would not record its child.
  */
 function tracedParent(): Context | undefined {
   const parent = context.active();
-  return trace.getSpan(parent) === undefined ? undefined : parent;
+  return trace.getSpan(parent)?.isRecording() ? parent : undefined;
 }
 
 function startStatementSpan(parent: Context, connection: TracedConnection, statement: Attributes): Span {

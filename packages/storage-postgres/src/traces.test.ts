@@ -1,4 +1,12 @@
-import { type Attributes, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import {
+  type Attributes,
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+} from '@opentelemetry/api';
 import { plantCreated } from '@plant-store/domain';
 import {
   EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
@@ -10,7 +18,7 @@ import {
 } from '@plant-store/test-support';
 import { Kysely, PGliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openPglitePlantStorage } from './open-pglite-plant-storage.ts';
 import { openPostgresPlantStorage } from './open-postgres-plant-storage.ts';
 import { FIND_BY_ID, INSERT_PLANTS_AND_EVENTS } from './plant-statements.ts';
@@ -66,6 +74,26 @@ function describeStatementSpans(name: string, database: Database): void {
     it('when the storage opens (migrations) and reads outside any span, then no span is made', async () => {
       const opened = await open();
       await opened.plants.findById(randomPlantId());
+      expect(tracing.spans()).toStrictEqual([]);
+    });
+
+    it('when a statement runs under a span that records nothing (unsampled), then no statement span is begun at all', async () => {
+      const opened = await open({ groupCommit: false });
+      const unsampled = trace.wrapSpanContext({
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+        spanId: 'b7ad6b7169203331',
+        traceFlags: TraceFlags.NONE,
+      });
+      const getTracer = vi.spyOn(trace, 'getTracer');
+      try {
+        await context.with(trace.setSpan(ROOT_CONTEXT, unsampled), async () => {
+          await opened.plants.findById(randomPlantId());
+          await opened.plants.insertIfAbsent({ id: randomPlantId(), name: 'Fern' });
+        });
+        expect(getTracer).not.toHaveBeenCalled();
+      } finally {
+        getTracer.mockRestore();
+      }
       expect(tracing.spans()).toStrictEqual([]);
     });
 
