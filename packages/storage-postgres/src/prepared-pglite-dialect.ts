@@ -5,9 +5,8 @@ import {
   type DatabaseConnection,
   type Driver,
   PGliteDialect,
-  type QueryCompiler,
+  PGliteDriver,
   type QueryResult,
-  type TransactionSettings,
 } from 'kysely';
 
 export interface PreparedPgliteDialectOptions {
@@ -32,11 +31,14 @@ export class PreparedPgliteDialect extends PGliteDialect {
   }
 
   override createDriver(): Driver {
-    return new PreparedPgliteDriver(super.createDriver(), this.#options);
+    return new PreparedPgliteDriver(this.#options);
   }
 }
 
 const { serialize } = protocol;
+
+/** kysely's own PGlite connection, which its driver's transactions take (its type is not exported). */
+type KyselyPgliteConnection = Parameters<PGliteDriver['beginTransaction']>[0];
 
 function concat(messages: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(messages.reduce((length, message) => length + message.byteLength, 0));
@@ -50,7 +52,7 @@ function concat(messages: readonly Uint8Array[]): Uint8Array {
 
 /** kysely's PGlite connection, with the named statements beside it; the inner one is what its driver gets back. */
 class PreparedPgliteConnection implements DatabaseConnection {
-  readonly inner: DatabaseConnection;
+  readonly inner: KyselyPgliteConnection;
   readonly #pglite: PGlite;
   readonly #statementNames: ReadonlyMap<string, string>;
   /** The parameter types of each statement prepared in this instance, by name. */
@@ -58,22 +60,19 @@ class PreparedPgliteConnection implements DatabaseConnection {
   /** Inside a transaction of kysely's: kysely lets no other caller use the connection meanwhile. */
   inTransaction = false;
 
-  constructor(inner: DatabaseConnection, options: PreparedPgliteDialectOptions) {
+  constructor(inner: KyselyPgliteConnection, options: PreparedPgliteDialectOptions) {
     this.inner = inner;
     this.#pglite = options.pglite;
     this.#statementNames = options.statementNames;
   }
 
-  async executeQuery<R>(
-    compiledQuery: CompiledQuery,
-    options?: Parameters<DatabaseConnection['executeQuery']>[1],
-  ): Promise<QueryResult<R>> {
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const name = this.#statementNames.get(compiledQuery.sql);
     if (name !== undefined) {
       const result = await this.#pglite.runExclusive(() => this.#runNamed<R>(name, compiledQuery));
       if (result !== undefined) return result;
     }
-    return this.inner.executeQuery<R>(compiledQuery, options);
+    return this.inner.executeQuery<R>(compiledQuery);
   }
 
   /**
@@ -121,98 +120,48 @@ class PreparedPgliteConnection implements DatabaseConnection {
     return result?.affectedRows == null ? { rows } : { numAffectedRows: BigInt(result.affectedRows), rows };
   }
 
-  streamQuery<R>(
-    compiledQuery: CompiledQuery,
-    chunkSize: number,
-    options?: Parameters<DatabaseConnection['streamQuery']>[2],
-  ): AsyncIterableIterator<QueryResult<R>> {
-    return this.inner.streamQuery<R>(compiledQuery, chunkSize, options);
+  // kysely's PGlite connection refuses to stream.
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>();
   }
 }
 
 /**
- * kysely's PGliteDriver, with a PreparedPgliteConnection over its one connection. Transactions go
- * to it with its own connection (it runs BEGIN and COMMIT through methods a wrapper lacks).
+ * kysely's PGliteDriver, with a PreparedPgliteConnection over its one connection. Transactions go to
+ * it with its own connection (it runs BEGIN and COMMIT through methods a wrapper lacks); savepoints,
+ * statements it runs on the connection given, go through this one (none is named).
  */
-class PreparedPgliteDriver implements Driver {
-  readonly #inner: Driver;
+class PreparedPgliteDriver extends PGliteDriver {
   readonly #options: PreparedPgliteDialectOptions;
-  readonly #connections = new WeakMap<DatabaseConnection, PreparedPgliteConnection>();
+  #connection: PreparedPgliteConnection | undefined;
 
-  constructor(inner: Driver, options: PreparedPgliteDialectOptions) {
-    this.#inner = inner;
+  constructor(options: PreparedPgliteDialectOptions) {
+    super({ pglite: options.pglite });
     this.#options = options;
   }
 
-  init(options?: Parameters<Driver['init']>[0]): Promise<void> {
-    return this.#inner.init(options);
+  override async acquireConnection(): Promise<PreparedPgliteConnection> {
+    const inner = (await super.acquireConnection()) as KyselyPgliteConnection;
+    if (this.#connection?.inner !== inner)
+      this.#connection = new PreparedPgliteConnection(inner, this.#options);
+    return this.#connection;
   }
 
-  async acquireConnection(
-    options?: Parameters<Driver['acquireConnection']>[0],
-  ): Promise<PreparedPgliteConnection> {
-    const inner = await this.#inner.acquireConnection(options);
-    let connection = this.#connections.get(inner);
-    if (connection === undefined) {
-      connection = new PreparedPgliteConnection(inner, this.#options);
-      this.#connections.set(inner, connection);
-    }
-    return connection;
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const prepared = connection as PreparedPgliteConnection;
+    await super.beginTransaction(prepared.inner);
+    prepared.inTransaction = true;
   }
 
-  async beginTransaction(connection: PreparedPgliteConnection, settings: TransactionSettings): Promise<void> {
-    await this.#inner.beginTransaction(connection.inner, settings);
-    connection.inTransaction = true;
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const prepared = connection as PreparedPgliteConnection;
+    prepared.inTransaction = false;
+    await super.commitTransaction(prepared.inner);
   }
 
-  async commitTransaction(connection: PreparedPgliteConnection): Promise<void> {
-    connection.inTransaction = false;
-    await this.#inner.commitTransaction(connection.inner);
-  }
-
-  async rollbackTransaction(connection: PreparedPgliteConnection): Promise<void> {
-    connection.inTransaction = false;
-    await this.#inner.rollbackTransaction(connection.inner);
-  }
-
-  // Savepoints are statements kysely's driver runs on the connection given: this one (none is named).
-  savepoint(
-    connection: PreparedPgliteConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    if (!this.#inner.savepoint) throw new Error('The `savepoint` method is not supported by this driver');
-    return this.#inner.savepoint(connection, savepointName, compileQuery);
-  }
-
-  rollbackToSavepoint(
-    connection: PreparedPgliteConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    if (!this.#inner.rollbackToSavepoint)
-      throw new Error('The `rollbackToSavepoint` method is not supported by this driver');
-    return this.#inner.rollbackToSavepoint(connection, savepointName, compileQuery);
-  }
-
-  releaseSavepoint(
-    connection: PreparedPgliteConnection,
-    savepointName: string,
-    compileQuery: QueryCompiler['compileQuery'],
-  ): Promise<void> {
-    if (!this.#inner.releaseSavepoint)
-      throw new Error('The `releaseSavepoint` method is not supported by this driver');
-    return this.#inner.releaseSavepoint(connection, savepointName, compileQuery);
-  }
-
-  releaseConnection(
-    connection: PreparedPgliteConnection,
-    options?: Parameters<Driver['releaseConnection']>[1],
-  ): Promise<void> {
-    return this.#inner.releaseConnection(connection.inner, options);
-  }
-
-  destroy(options?: Parameters<Driver['destroy']>[0]): Promise<void> {
-    return this.#inner.destroy(options);
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const prepared = connection as PreparedPgliteConnection;
+    prepared.inTransaction = false;
+    await super.rollbackTransaction(prepared.inner);
   }
 }
