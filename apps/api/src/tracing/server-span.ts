@@ -58,6 +58,10 @@ export function startServerSpan(req: IncomingMessage, requestId: string): Traced
   // No traceparent, no parent: the propagator would look for it and answer the context it was given.
   const parent =
     req.headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, req.headers);
+  // Read for every request, sampled or not: Node keeps it on the socket the first time (`_peername`), and
+  // sockets given it only by a sampled request took a shape of their own, which deoptimized Node's HTTP
+  // path whenever one came (bench/PROFILE.md, "Traces").
+  const clientAddress = req.socket.remoteAddress;
   // No attributes at the start: every sampler the service configures is one of the SDK's built-in ones
   // (sdk-options.ts), none of which reads them, and an unsampled span would have them copied and
   // checked for nothing. A recording span gets them at once, before any other work is done.
@@ -77,7 +81,6 @@ export function startServerSpan(req: IncomingMessage, requestId: string): Traced
     if (method === '_OTHER') attributes[ATTR_HTTP_REQUEST_METHOD_ORIGINAL] = original;
     const userAgent = req.headers['user-agent'];
     if (userAgent !== undefined) attributes[ATTR_USER_AGENT_ORIGINAL] = userAgent;
-    const clientAddress = req.socket.remoteAddress;
     if (clientAddress !== undefined) attributes[ATTR_CLIENT_ADDRESS] = clientAddress;
     span.setAttributes(attributes);
   }
