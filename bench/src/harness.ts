@@ -14,7 +14,10 @@ import { type Figures, format, summarize, type TargetRun } from './report.ts';
 
 export interface Options {
   readonly durationSeconds: number;
+  /** Unmeasured load on a server when it starts, at c16: long enough for its code to settle. */
   readonly warmupSeconds: number;
+  /** Unmeasured load on each server before each level's rounds, at that level's concurrency. */
+  readonly levelWarmupSeconds: number;
   readonly rounds: number;
   readonly connections: number[];
   /** Parts or side keys; absent: everything, and the run writes latest.json and BENCHMARKS.md. */
@@ -448,7 +451,7 @@ export function serverSide(
           return { ...figures, cpuUsPerRequest: (figures.cpuUsPerRequest ?? 0) + settling };
         },
         warm: async (connections) => {
-          await load(child.url, connections, Math.max(0.5, context.options.warmupSeconds / 2), traffic);
+          await load(child.url, connections, context.options.levelWarmupSeconds, traffic);
           await settle?.(child);
         },
         stop: shared ? async () => {} : () => child.stop(),

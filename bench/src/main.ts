@@ -34,7 +34,7 @@ const PARTS: readonly Part[] = [
 const USAGE = `Usage: pnpm bench [options]
 
   --duration <s>        seconds of load on each server at each level, shared by the rounds (default 10)
-  --quick               3 s per server and level and a 1 s warm-up
+  --quick               3 s per server and level and a 2 s warm-up
   --rounds <n>          interleaved rounds, at least 3 (default 3)
   --connections <list>  concurrency levels (default 1,16,64)
   --only <list>         parts or sides of them; figures to bench/results/partial.json, BENCHMARKS.md left alone:
@@ -83,7 +83,10 @@ function parseOptions(): Options & { write: boolean; render: boolean } {
   return {
     durationSeconds:
       values.duration === undefined ? (values.quick ? 3 : 10) : positive('--duration', values.duration),
-    warmupSeconds: values.quick ? 1 : 2,
+    // A service's CPU per request settles over its first 6-9 s of load (V8's tiers, a traced one's first
+    // exports); measured before that, its first round was a warm-up (bench/PROFILE.md, "The bench itself").
+    warmupSeconds: values.quick ? 2 : 8,
+    levelWarmupSeconds: values.quick ? 0.5 : 1,
     rounds,
     connections: values.connections.split(',').map((text) => Math.round(positive('--connections', text))),
     ...(values.only === undefined ? {} : { only: values.only.split(',').map((name) => name.trim()) }),
