@@ -83,8 +83,8 @@ function parseOptions(): Options & { write: boolean; render: boolean } {
   return {
     durationSeconds:
       values.duration === undefined ? (values.quick ? 3 : 10) : positive('--duration', values.duration),
-    // A service's CPU per request settles over its first 6-9 s of load (V8's tiers, a traced one's first
-    // exports); measured before that, its first round was a warm-up (bench/PROFILE.md, "The bench itself").
+    // Until a service's code settles (V8's tiers, a traced one's first exports), a round measures its
+    // warm-up (bench/PROFILE.md, "The bench itself").
     warmupSeconds: values.quick ? 2 : 8,
     levelWarmupSeconds: values.quick ? 0.5 : 1,
     rounds,
