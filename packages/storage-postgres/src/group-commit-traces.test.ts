@@ -1,5 +1,5 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
-import { startInMemoryTracing } from '@plant-store/test-support';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { startInMemoryTracing, UNSAMPLED_SPAN_ID, unsampledContext } from '@plant-store/test-support';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { groupCommit } from './group-commit.ts';
 
@@ -66,19 +66,14 @@ describe('groupCommit, traced', () => {
   });
 
   it('when the call that opens a batch is under a span that records nothing (unsampled), then no batch span is made: the batch runs under that span', async () => {
-    const unsampled = trace.wrapSpanContext({
-      traceId: '0af7651916cd43dd8448eb211c80319c',
-      spanId: 'b7ad6b7169203331',
-      traceFlags: TraceFlags.NONE,
-    });
     const seen: (string | undefined)[] = [];
     const commit = groupCommit(async (items: readonly number[]) => {
       seen.push(trace.getActiveSpan()?.spanContext().spanId);
       return items;
     });
-    const unsampledCall = context.with(trace.setSpan(ROOT_CONTEXT, unsampled), () => commit(1));
+    const unsampledCall = context.with(unsampledContext(), () => commit(1));
     await expect(Promise.all([unsampledCall, tracedCall(commit, 2)])).resolves.toStrictEqual([1, 2]);
-    expect(seen).toStrictEqual(['b7ad6b7169203331']);
+    expect(seen).toStrictEqual([UNSAMPLED_SPAN_ID]);
     expect(tracing.spans().map((span) => span.name)).toStrictEqual(['call 2']);
   });
 });

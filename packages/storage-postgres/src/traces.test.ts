@@ -1,12 +1,4 @@
-import {
-  type Attributes,
-  context,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  TraceFlags,
-  trace,
-} from '@opentelemetry/api';
+import { type Attributes, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { plantCreated } from '@plant-store/domain';
 import {
   EMBEDDED_POSTGRES_TEST_TIMEOUT_MS,
@@ -15,6 +7,7 @@ import {
   provideTestPostgres,
   randomPlantId,
   startInMemoryTracing,
+  unsampledContext,
 } from '@plant-store/test-support';
 import { Kysely, PGliteDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -79,14 +72,9 @@ function describeStatementSpans(name: string, database: Database): void {
 
     it('when a statement runs under a span that records nothing (unsampled), then no statement span is begun at all', async () => {
       const opened = await open({ groupCommit: false });
-      const unsampled = trace.wrapSpanContext({
-        traceId: '0af7651916cd43dd8448eb211c80319c',
-        spanId: 'b7ad6b7169203331',
-        traceFlags: TraceFlags.NONE,
-      });
       const getTracer = vi.spyOn(trace, 'getTracer');
       try {
-        await context.with(trace.setSpan(ROOT_CONTEXT, unsampled), async () => {
+        await context.with(unsampledContext(), async () => {
           await opened.plants.findById(randomPlantId());
           await opened.plants.insertIfAbsent({ id: randomPlantId(), name: 'Fern' });
         });

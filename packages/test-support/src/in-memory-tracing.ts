@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { type Context, context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
@@ -7,6 +7,19 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+
+/** The span id of `unsampledContext()`'s span. */
+export const UNSAMPLED_SPAN_ID = 'b7ad6b7169203331';
+
+/** A context whose active span records nothing: a caller's parent that was not sampled (flags 00). */
+export function unsampledContext(): Context {
+  const span = trace.wrapSpanContext({
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: UNSAMPLED_SPAN_ID,
+    traceFlags: TraceFlags.NONE,
+  });
+  return trace.setSpan(ROOT_CONTEXT, span);
+}
 
 export interface InMemoryTracing {
   /** The spans ended so far, in the order they ended. */

@@ -2,7 +2,12 @@ export { warnDidNotRun } from './did-not-run.ts';
 export { eventually } from './eventually.ts';
 export { findNode } from './find-node.ts';
 export { freePort } from './free-port.ts';
-export { type InMemoryTracing, startInMemoryTracing } from './in-memory-tracing.ts';
+export {
+  type InMemoryTracing,
+  startInMemoryTracing,
+  UNSAMPLED_SPAN_ID,
+  unsampledContext,
+} from './in-memory-tracing.ts';
 export {
   type OtlpBehaviour,
   type OtlpReceiver,
