@@ -2,11 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import {
   type Attributes,
   context,
+  INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import {
@@ -37,6 +40,20 @@ const KNOWN_METHODS = new Set([
   'TRACE',
 ]);
 
+// The SDK's getTracer builds and looks up a key on every call: one tracer is kept for the provider the
+// API answers, which is another one only once tracing is registered anew (tests do, between runs).
+let tracerFor: TracerProvider | undefined;
+let serverTracer: Tracer | undefined;
+
+function tracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (provider !== tracerFor || serverTracer === undefined) {
+    serverTracer = provider.getTracer(PACKAGE_NAME, PACKAGE_VERSION);
+    tracerFor = provider;
+  }
+  return serverTracer;
+}
+
 /** One request's server span, begun before the app runs it. */
 export interface TracedRequest {
   /** Runs the rest of the app with the span as the active one: the work it starts is its children. */
@@ -65,9 +82,7 @@ export function startServerSpan(req: IncomingMessage, requestId: string): Traced
   // No attributes at the start: every sampler the service configures is one of the SDK's built-in ones
   // (sdk-options.ts), none of which reads them, and an unsampled span would have them copied and
   // checked for nothing. A recording span gets them at once, before any other work is done.
-  const span = trace
-    .getTracer(PACKAGE_NAME, PACKAGE_VERSION)
-    .startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
+  const span = tracer().startSpan(method === '_OTHER' ? 'HTTP' : method, { kind: SpanKind.SERVER }, parent);
   if (span.isRecording()) {
     const target = req.url ?? '/';
     const query = target.indexOf('?');
@@ -84,9 +99,11 @@ export function startServerSpan(req: IncomingMessage, requestId: string): Traced
     if (clientAddress !== undefined) attributes[ATTR_CLIENT_ADDRESS] = clientAddress;
     span.setAttributes(attributes);
   }
-  const active = trace.setSpan(parent, span);
+  // With tracing off and no caller's trace, the span is the API's empty one: making it active (a
+  // context and a closure a request) would change nothing that runs under it.
+  const active = span.spanContext() === INVALID_SPAN_CONTEXT ? parent : trace.setSpan(parent, span);
   return {
-    run: (next) => context.with(active, next),
+    run: active === ROOT_CONTEXT ? (next) => next() : (next) => context.with(active, next),
     // Made only when a log line is written: at LOG_LEVEL=warn a served request writes none. A method,
     // not a getter: V8 gives a getter here an AccessorPair in the old space each request, which kept the
     // closure, the span and its context past every scavenge (bench/PROFILE.md, "Memory under load").
