@@ -9,17 +9,18 @@ import { plantETag } from './plant-etag.ts';
 
 /**
  * A JSON answer, its type set as a header: `ctx.body = object` has Koa look the type up in its mime
- * table on every answer, then stringify it (~1.5 us a request in the profile).
+ * table on every answer, then stringify it (~1.5 us a request in the profile). Headers go to Node's
+ * answer itself: Koa's `ctx.set` builds two arrays and a closure a call.
  */
 export function answerJson(ctx: OperationContext, text: string): void {
   ctx.status = 200;
-  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.res.setHeader('Content-Type', 'application/json; charset=utf-8');
   ctx.body = text;
 }
 
 /** 200 with one plant, and its ETag (DESIGN.md: every answer that carries one plant has it). */
 export function answerPlant(ctx: OperationContext, plant: Plant, etag = plantETag(plant)): void {
-  ctx.set('ETag', etag);
+  ctx.res.setHeader('ETag', etag);
   answerJson(ctx, JSON.stringify(plant));
 }
 

@@ -53,5 +53,5 @@ export function isNotModified(ctx: OperationContext, etag: string): boolean {
 /** 304: no body, the ETag of the plant it stands for. */
 export function answerNotModified(ctx: OperationContext, etag: string): void {
   ctx.status = 304;
-  ctx.set('ETag', etag);
+  ctx.res.setHeader('ETag', etag);
 }

@@ -26,7 +26,7 @@ export function bearerAuth(checker: CredentialChecker, scope: string): Middlewar
         'WWW-Authenticate': `${REALM}, error="invalid_request"`,
       });
     }
-    const header = ctx.get('Authorization');
+    const header = ctx.req.headers.authorization ?? '';
     const credential = BEARER_CREDENTIAL.exec(header)?.[1];
     if (credential === undefined) {
       const message =
