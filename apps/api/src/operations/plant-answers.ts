@@ -9,8 +9,8 @@ import { plantETag } from './plant-etag.ts';
 
 /**
  * A JSON answer, its type set as a header: `ctx.body = object` has Koa look the type up in its mime
- * table on every answer, then stringify it (~1.5 us a request in the profile). Headers go to Node's
- * answer itself: Koa's `ctx.set` builds two arrays and a closure a call.
+ * table on every answer, then stringify it. Headers go to Node's answer itself: Koa's `ctx.set`
+ * builds two arrays and a closure a call (bench/PROFILE.md, "The request path in memory").
  */
 export function answerJson(ctx: OperationContext, text: string): void {
   ctx.status = 200;

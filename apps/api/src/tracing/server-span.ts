@@ -42,16 +42,13 @@ const KNOWN_METHODS = new Set([
 
 // The SDK's getTracer builds and looks up a key on every call: one tracer is kept for the provider the
 // API answers, which is another one only once tracing is registered anew (tests do, between runs).
-let tracerFor: TracerProvider | undefined;
-let serverTracer: Tracer | undefined;
+let kept: { readonly provider: TracerProvider; readonly tracer: Tracer } | undefined;
 
 function tracer(): Tracer {
   const provider = trace.getTracerProvider();
-  if (provider !== tracerFor || serverTracer === undefined) {
-    serverTracer = provider.getTracer(PACKAGE_NAME, PACKAGE_VERSION);
-    tracerFor = provider;
-  }
-  return serverTracer;
+  if (kept?.provider !== provider)
+    kept = { provider, tracer: provider.getTracer(PACKAGE_NAME, PACKAGE_VERSION) };
+  return kept.tracer;
 }
 
 /** One request's server span, begun before the app runs it. */
